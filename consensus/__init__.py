@@ -1,0 +1,24 @@
+"""Consensus functions: scikit-learn style estimators, registered by name.
+
+Every method takes an :class:`~segensemble.Ensemble` or an (n_objects,
+n_members) label array in ``fit`` and sets ``labels_``.
+
+Examples
+--------
+>>> from segensemble import consensus
+>>> est = consensus.get("eac")(n_clusters=2)
+>>> est.fit_predict(np.array([[0, 1], [0, 1], [1, 0]])).tolist()
+[0, 0, 1]
+"""
+
+from segensemble.consensus._base import ConsensusClusterer, as_ensemble
+from segensemble.consensus._registry import REGISTRY
+
+get = REGISTRY.get
+available = REGISTRY.available
+describe = REGISTRY.describe
+register = REGISTRY.register
+
+from segensemble.consensus.eac import EAC  # noqa: E402
+
+__all__ = ["ConsensusClusterer", "EAC", "as_ensemble", "available", "describe", "get", "register"]

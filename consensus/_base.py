@@ -1,0 +1,77 @@
+"""Base class shared by every consensus estimator."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from segensemble.ensemble import Ensemble
+from segensemble.errors import InputError
+from segensemble.segmentation import canonical_codes
+
+__all__ = ["ConsensusClusterer", "as_ensemble"]
+
+
+def as_ensemble(X, sample_weight=None) -> Ensemble:
+    """An :class:`Ensemble` from an Ensemble or an (n_objects, n_members) label array.
+
+    ``sample_weight`` multiplies the object weights; the caller's ensemble is
+    not modified.
+    """
+    if isinstance(X, Ensemble):
+        if sample_weight is None:
+            return X
+        sw = np.asarray(sample_weight, dtype=np.float64)
+        if sw.shape != (X.n_objects,) or not np.all(np.isfinite(sw)) or np.any(sw <= 0):
+            raise InputError(f"sample_weight: expected {X.n_objects} finite positive weights, got shape {sw.shape}")
+        ens = Ensemble(X.labels, X.weights * sw, index=X.index, memberships=X.memberships,
+                       features=X.features, names=X.names)
+        return ens
+    return Ensemble.from_labels(X, sample_weight)
+
+
+class ConsensusClusterer(ClusterMixin, BaseEstimator):
+    """Base of every consensus method: scikit-learn estimator conventions.
+
+    Subclasses store their parameters in ``__init__``, declare
+    ``_parameter_constraints`` and implement ``_fit(ensemble) -> labels``.
+    :meth:`fit` validates the parameters (errors name the parameter, the value
+    and what is expected), converts the input to an :class:`Ensemble`, and
+    stores ``labels_`` numbered ``0..K-1`` in order of first occurrence, so the
+    output is the same for any relabelling of the input members.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Compute the consensus of an ensemble.
+
+        Parameters
+        ----------
+        X : Ensemble or (n_objects, n_members) int array
+            The ensemble; rows are objects, columns are members.
+        y : ignored
+        sample_weight : (n_objects,) array, optional
+            Positive object weights (multiply the ensemble's weights).
+
+        Returns
+        -------
+        self
+        """
+        try:
+            self._validate_params()
+        except (ValueError, TypeError) as exc:
+            raise InputError(str(exc).replace("\n", " ")) from exc
+        ens = as_ensemble(X, sample_weight)
+        k = getattr(self, "n_clusters", None)
+        if isinstance(k, (int, np.integer)) and k > ens.n_objects:
+            raise InputError(
+                f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
+            )
+        labels = np.asarray(self._fit(ens))
+        self.labels_ = canonical_codes(labels)[0]
+        self.n_clusters_ = int(self.labels_.max()) + 1
+        return self
+
+    def _fit(self, ensemble: Ensemble) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError

@@ -1,0 +1,5 @@
+"""The consensus registry."""
+
+from segensemble._registry import Registry
+
+REGISTRY = Registry("consensus method")

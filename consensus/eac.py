@@ -1,0 +1,68 @@
+"""Evidence accumulation clustering (EAC)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._linkage import LINKAGES, cut_tree, lifetime_n_clusters, weighted_linkage
+from segensemble.consensus._registry import REGISTRY
+
+__all__ = ["EAC"]
+
+
+@REGISTRY.register("eac")
+class EAC(ConsensusClusterer):
+    """Evidence accumulation: hierarchical clustering of the co-association matrix.
+
+    The co-association X (fraction of members that put two objects together)
+    is turned into the distance 1 - X and clustered agglomeratively; the tree
+    is cut at ``n_clusters`` clusters or, with ``'auto'``, at the number of
+    clusters with the longest lifetime. Works on weighted objects (atoms)
+    exactly; forms an n x n matrix, so n is limited (see
+    :data:`segensemble.ensemble.DENSE_OBJECT_LIMIT`).
+
+    Parameters
+    ----------
+    n_clusters : int or 'auto', default 'auto'
+        Number of clusters K, or the lifetime criterion (K >= 2).
+    linkage : {'average', 'single', 'complete'}, default 'average'
+
+    Attributes
+    ----------
+    labels_ : (n_objects,) int32
+    n_clusters_ : int
+    heights_ : (n_objects - 1,) float
+        Merge heights of the dendrogram (sorted).
+
+    References
+    ----------
+    A. L. N. Fred, A. K. Jain, "Combining multiple clusterings using evidence
+    accumulation", IEEE TPAMI 27(6), 2005.
+
+    Examples
+    --------
+    >>> L = np.array([[0, 0], [0, 0], [1, 1], [1, 2]])
+    >>> EAC(n_clusters=2).fit(L).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    _parameter_constraints: dict = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "linkage": [StrOptions(set(LINKAGES))],
+    }
+
+    def __init__(self, n_clusters="auto", *, linkage="average"):
+        self.n_clusters = n_clusters
+        self.linkage = linkage
+
+    def _fit(self, ensemble):
+        n = ensemble.n_objects
+        D = 1.0 - ensemble.coassociation()
+        merges, heights = weighted_linkage(D, ensemble.weights, self.linkage)
+        self.heights_ = heights
+        k = lifetime_n_clusters(heights) if self.n_clusters == "auto" else int(self.n_clusters)
+        return cut_tree(merges, n, min(k, n))

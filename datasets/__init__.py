@@ -1,0 +1,24 @@
+"""Datasets: BSDS500/BSDS300 readers, synthetic generators.
+
+Examples
+--------
+>>> import tempfile
+>>> from segensemble.datasets import make_synthetic_dataset, BSDS500
+>>> root = make_synthetic_dataset(tempfile.mkdtemp(), n_images=2, shape=(40, 60))
+>>> ds = BSDS500(root)
+>>> ds.ids("test")
+['syn0001', 'syn0002']
+"""
+
+from segensemble.datasets.bsds import BSDS500, find_bsds_root, read_bsds300_seg
+from segensemble.datasets.rpm import rpm_ensemble
+from segensemble.datasets.synthetic import make_synthetic_dataset, synthetic_image
+
+__all__ = [
+    "BSDS500",
+    "find_bsds_root",
+    "make_synthetic_dataset",
+    "read_bsds300_seg",
+    "rpm_ensemble",
+    "synthetic_image",
+]

@@ -1,0 +1,134 @@
+"""Input validation shared by every public entry point.
+
+Validation happens once, at the public boundary; private helpers trust their
+inputs. Every error names the parameter, the value received and what is expected.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from segensemble.errors import InputError
+
+__all__ = [
+    "check_random_state",
+    "check_image",
+    "check_label_map",
+    "check_int",
+    "check_n_segments",
+    "describe",
+]
+
+
+def describe(value) -> str:
+    """Short description of a value for error messages."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_random_state(rng) -> np.random.Generator:
+    """Resolve ``rng`` (None, int or Generator) to a Generator, once.
+
+    Global random state is never touched.
+    """
+    if rng is None or isinstance(rng, (numbers.Integral, np.integer)):
+        if rng is not None and int(rng) < 0:
+            raise InputError(f"rng: expected None, a non-negative int or a numpy Generator, got {rng!r}")
+        return np.random.default_rng(None if rng is None else int(rng))
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, np.random.RandomState):
+        return np.random.default_rng(rng.randint(0, 2**31 - 1))
+    raise InputError(f"rng: expected None, a non-negative int or a numpy Generator, got {describe(rng)}")
+
+
+def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Validate an integer parameter within optional bounds."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise InputError(f"{name}: expected an integer, got {describe(value)}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise InputError(f"{name}: expected an integer >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise InputError(f"{name}: expected an integer <= {maximum}, got {value}")
+    return value
+
+
+def check_n_segments(value, name: str = "n_segments", *, allow_auto: bool = True):
+    """Validate a number of output regions: a positive int or ``'auto'``."""
+    if allow_auto and isinstance(value, str):
+        if value == "auto":
+            return "auto"
+        if value.strip().isdigit():
+            value = int(value)
+        else:
+            raise InputError(f"{name}: expected a positive integer or 'auto', got {value!r}")
+    return check_int(value, name, minimum=1)
+
+
+def check_image(image, name: str = "image") -> np.ndarray:
+    """Convert an image to a float64 RGB array of shape (H, W, 3) in [0, 1].
+
+    Accepts gray (H, W) or (H, W, 1), RGB (H, W, 3) and RGBA (H, W, 4) arrays of
+    any unsigned integer type (scaled by the type's maximum), bool, or float
+    (expected in [0, 1]; clipped). The alpha channel is dropped. The input is
+    never modified.
+    """
+    arr = np.asarray(image)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise InputError(f"{name}: expected a numeric image array, got {describe(image)}")
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    if arr.ndim == 2:
+        arr = np.repeat(arr[:, :, None], 3, axis=2)
+    elif arr.ndim == 3 and arr.shape[2] in (3, 4):
+        arr = arr[:, :, :3]
+    else:
+        raise InputError(f"{name}: expected an (H, W), (H, W, 3) or (H, W, 4) image, got shape {np.shape(image)}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InputError(f"{name}: the image is empty (shape {np.shape(image)})")
+    if arr.dtype == bool:
+        return arr.astype(np.float64)
+    if np.issubdtype(arr.dtype, np.unsignedinteger):
+        return arr.astype(np.float64) / float(np.iinfo(arr.dtype).max)
+    if np.issubdtype(arr.dtype, np.signedinteger):
+        if arr.min() < 0:
+            raise InputError(f"{name}: signed integer image with negative values (min {arr.min()})")
+        top = 255.0 if arr.max() <= 255 else 65535.0
+        return np.clip(arr.astype(np.float64) / top, 0.0, 1.0)
+    out = arr.astype(np.float64)
+    if not np.all(np.isfinite(out)):
+        raise InputError(f"{name}: the image contains NaN or infinite values")
+    return np.clip(out, 0.0, 1.0)
+
+
+def check_label_map(labels, name: str = "labels", *, ndim: int = 2) -> np.ndarray:
+    """Validate an integer label array and return it as int64 (a copy or a view).
+
+    Float arrays are accepted only when every value is a whole number. NaN,
+    infinite, negative labels and labels beyond the int32 range are refused.
+    """
+    arr = np.asarray(labels)
+    if arr.ndim != ndim:
+        raise InputError(f"{name}: expected a {ndim}-D label array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InputError(f"{name}: the label array is empty (shape {arr.shape})")
+    if arr.dtype == bool:
+        return arr.astype(np.int64)
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise InputError(f"{name}: labels contain NaN or infinite values")
+        if not np.all(arr == np.round(arr)):
+            raise InputError(f"{name}: expected integer labels, got non-integer values (dtype {arr.dtype})")
+    elif not np.issubdtype(arr.dtype, np.integer):
+        raise InputError(f"{name}: expected an integer label array, got dtype {arr.dtype}")
+    lo, hi = arr.min(), arr.max()
+    if lo < 0:
+        raise InputError(f"{name}: labels must be non-negative, got minimum {lo}")
+    if hi > np.iinfo(np.int32).max:
+        raise InputError(f"{name}: labels must fit in int32, got maximum {hi}")
+    return arr.astype(np.int64, copy=False)

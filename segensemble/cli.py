@@ -1,0 +1,298 @@
+"""The ``segensemble`` command line: thin over the library.
+
+Bad input prints one line on stderr and exits with code 2; a runtime failure
+exits with code 1; ``--debug`` shows tracebacks. Outputs are written atomically.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+import segensemble
+from segensemble.errors import InputError
+
+app = typer.Typer(
+    name="segensemble",
+    help="Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+_state = {"debug": False}
+
+
+def _fail(message: str, code: int):
+    err.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def _handle_errors(fn):
+    """Map exceptions to one stderr line and the exit codes of the CLI contract."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (InputError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            if _state["debug"]:
+                raise
+            _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 2)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130)
+        except Exception as exc:  # runtime failure
+            if _state["debug"]:
+                raise
+            _fail(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} (use --debug for details)", 1)
+
+    return wrapper
+
+
+def _version(value: bool):
+    if value:
+        out.print(f"segensemble {segensemble.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")] = False,
+):
+    """Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark."""
+    _state["debug"] = debug
+
+
+def _check_output(path: Path, allowed=(".png", ".npy", ".mat")) -> Path:
+    if path.suffix.lower() not in allowed:
+        raise InputError(f"--output: expected a file ending in {', '.join(allowed)}, got {str(path)!r}")
+    if path.exists() and path.is_dir():
+        raise InputError(f"--output: {path} is a directory")
+    return path
+
+
+def _params(items: list[str] | None) -> dict:
+    from segensemble.pipeline import _parse_value
+
+    params = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"--param: expected key=value, got {item!r}")
+        params[key.strip()] = _parse_value(value.strip())
+    return params
+
+
+@app.command()
+@_handle_errors
+def fuse(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="One image to segment and fuse; with --inputs, the segmentations to fuse.", show_default=False),
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Fused label map to write (.png, .npy or .mat).")],
+    inputs: Annotated[
+        bool,
+        typer.Option("--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them."),
+    ] = False,
+    segmenters: Annotated[
+        str,
+        typer.Option(
+            "--segmenters", "-s",
+            help="Comma-separated segmenters with optional parameters, e.g. 'slic:n_segments=300,felzenszwalb:scale=500'.",
+        ),
+    ] = "slic,felzenszwalb",
+    method: Annotated[str, typer.Option("--method", "-m", help="Consensus method (see 'segensemble methods').")] = "eac",
+    n_segments: Annotated[str, typer.Option("--n-segments", "-k", help="Number of fused regions, or 'auto'.")] = "auto",
+    param: Annotated[
+        Optional[list[str]], typer.Option("--param", "-p", help="Consensus parameter key=value (repeatable).")
+    ] = None,
+    image: Annotated[
+        Optional[Path], typer.Option("--image", help="With --inputs: the image, for methods that use image features.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed of segmenters and consensus.")] = 0,
+):
+    """Fuse several segmentations of one image into one label map.
+
+    Examples:
+      segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k auto -o fused.png
+      segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
+    """
+    from segensemble import consensus
+    from segensemble.io import read_image, read_segmentations, write_labels
+    from segensemble.pipeline import parse_segmenter_list, run_segmenters
+
+    _check_output(output)
+    consensus.get(method)
+    k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
+    params = _params(param)
+    img = None
+    if inputs:
+        segs = []
+        for p in paths:
+            segs.extend(read_segmentations(p))
+        shape = segs[0].shape
+        for p, s in zip(paths, segs):
+            if s.shape != shape:
+                raise InputError(f"{p}: segmentation shape {s.shape} differs from {paths[0]}'s {shape}")
+        if image is not None:
+            img = read_image(image)
+            if img.shape[:2] != shape:
+                raise InputError(f"--image: {image} has shape {img.shape[:2]}, the segmentations {shape}")
+        members = segs
+    else:
+        if len(paths) != 1:
+            raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
+        img = read_image(paths[0])
+        members = run_segmenters(img, parse_segmenter_list(segmenters), rng=seed)
+    labels, est, ens = segensemble.fuse(
+        members, method, k, image=img, random_state=seed, return_estimator=True, **params
+    )
+    write_labels(output, labels)
+    err.print(
+        f"fused {len(members)} segmentations ({ens.n_objects} atoms) with {method} into "
+        f"{int(labels.max()) + 1} regions -> {output}",
+        markup=False,
+    )
+
+
+@app.command()
+@_handle_errors
+def evaluate(
+    seg: Annotated[Path, typer.Argument(help="Segmentation: label map (.png/.npy) or BSDS .mat with 'segs'.")],
+    gt: Annotated[Path, typer.Option("--gt", help="BSDS ground-truth .mat file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+):
+    """Score a segmentation against human ground truth: PRI, VOI and covering.
+
+    A .mat file with several segmentations is scored per segmentation.
+
+    Example:
+      segensemble evaluate fused.png --gt groundTruth/val/3096.mat
+    """
+    from segensemble.evaluation.regions import region_scores
+    from segensemble.io import read_ground_truth, read_segmentations
+
+    segs = read_segmentations(seg)
+    truth = read_ground_truth(gt)
+    shape = truth.segmentations[0].shape
+    rows = []
+    for i, s in enumerate(segs):
+        if s.shape != shape:
+            raise InputError(f"{seg}: segmentation shape {s.shape} differs from the ground truth {gt} shape {shape}")
+        rows.append({"index": i + 1, **region_scores(s, truth)})
+    if as_json:
+        out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
+        return
+    table = Table("seg", "PRI", "VOI", "covering", "regions")
+    for r in rows:
+        table.add_row(str(r["index"]), f"{r['pri']:.4f}", f"{r['voi']:.4f}", f"{r['covering']:.4f}", str(r["n_segments"]))
+    out.print(table)
+
+
+@app.command()
+@_handle_errors
+def methods():
+    """List the registered segmenters and consensus methods."""
+    from segensemble import consensus, segmenters
+
+    for title, reg in (("segmenters", segmenters), ("consensus methods", consensus)):
+        table = Table(title=title, title_justify="left")
+        table.add_column("name")
+        table.add_column("description")
+        for name, doc in reg.describe().items():
+            table.add_row(name, doc)
+        out.print(table)
+
+
+@app.command()
+@_handle_errors
+def bench(
+    bsds: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--bsds", envvar="SEGENSEMBLE_BSDS_ROOT",
+            help="BSDS500-layout dataset root (default: $SEGENSEMBLE_BSDS_ROOT, else the built-in synthetic dataset).",
+        ),
+    ] = None,
+    split: Annotated[str, typer.Option("--split", help="Dataset split.")] = "test",
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder (fused PNGs, per-image JSON, summary.json).")] = Path(
+        "segensemble-bench"
+    ),
+    segmenters: Annotated[
+        str, typer.Option("--segmenters", "-s", help="Comma-separated segmenters with optional parameters.")
+    ] = ",".join(("slic", "felzenszwalb")),
+    method: Annotated[str, typer.Option("--method", "-m", help="Consensus method.")] = "eac",
+    n_segments: Annotated[str, typer.Option("--n-segments", "-k", help="Number of fused regions, or 'auto'.")] = "auto",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    synthetic: Annotated[
+        bool, typer.Option("--synthetic", help="Use the built-in synthetic dataset even if $SEGENSEMBLE_BSDS_ROOT is set.")
+    ] = False,
+):
+    """Segment, fuse and score every image of a dataset; print members vs fused.
+
+    Without --bsds (and without $SEGENSEMBLE_BSDS_ROOT) it runs on a built-in
+    synthetic dataset with known ground truth. Re-running resumes.
+
+    Examples:
+      segensemble bench
+      segensemble bench --bsds BSDS500 --split val --out results/ --jobs 2
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from segensemble.bench import BenchConfig, run_bench
+    from segensemble.pipeline import parse_segmenter_list
+
+    config = BenchConfig(
+        segmenters=parse_segmenter_list(segmenters),
+        method=method,
+        n_segments=segensemble._validation.check_n_segments(n_segments, "--n-segments"),
+        seed=seed,
+    )
+    progress = Progress(
+        TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+    with progress:
+        task = progress.add_task("images", total=None)
+        summary = run_bench(
+            out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split})", title_justify="left")
+    for col in ("method", "PRI ↑", "VOI ↓", "covering ↑", "regions"):
+        table.add_column(col)
+    for name, s in summary["table"].items():
+        table.add_row(name, f"{s['pri']:.4f}", f"{s['voi']:.4f}", f"{s['covering']:.4f}", f"{s['n_segments']:.1f}")
+    out.print(table)
+    out.print(f"results: {out_dir / 'summary.json'}", markup=False)
+    if summary["failures"]:
+        for image_id, msg in summary["failures"].items():
+            err.print(f"failed: {image_id}: {msg}", markup=False)
+        raise typer.Exit(1)
+
+
+def main():
+    """Entry point of the ``segensemble`` console script."""
+    app(prog_name="segensemble")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

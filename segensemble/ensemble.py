@@ -1,0 +1,361 @@
+"""The :class:`Ensemble` type: the one input of every consensus function."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from segensemble._validation import check_image, check_label_map, describe
+from segensemble.errors import InputError
+from segensemble.segmentation import Segmentation, canonical_codes
+
+__all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
+
+#: Largest number of objects for which an n x n dense matrix is formed
+#: (16000^2 float64 values = 2 GB).
+DENSE_OBJECT_LIMIT = 16000
+
+
+def _signature_codes(columns: list[np.ndarray]) -> np.ndarray:
+    """Combine several label columns into one key per row (same key <=> same labels).
+
+    Keys are packed into int64 while they fit and compressed with ``np.unique``
+    otherwise, so any number of members works without overflow.
+    """
+    key = columns[0].astype(np.int64)
+    span = int(key.max()) + 1
+    for col in columns[1:]:
+        k = int(col.max()) + 1
+        if span * k >= 2**62:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.ravel().astype(np.int64)
+            span = int(key.max()) + 1
+        key = key * k + col
+        span *= k
+    return key
+
+
+def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` (N, d) over the groups of ``index`` (N,), as float64."""
+    agg = sp.csr_matrix(
+        (np.ones(len(index)), (index, np.arange(len(index)))), shape=(n_groups, len(index))
+    )
+    return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
+
+
+class Ensemble:
+    """A clustering ensemble: m labellings of the same n objects.
+
+    The objects are pixels grouped into *atoms* (:meth:`from_segmentations`) or
+    plain rows (:meth:`from_labels`, the scikit-learn layout). Every column is
+    relabelled ``0..k_j-1`` in order of first occurrence, so the ensemble, and
+    every consensus computed from it, is the same for any relabelling of any
+    member.
+
+    Parameters
+    ----------
+    labels : (n_objects, n_members) array of non-negative ints
+        Label of every object in every member.
+    weights : (n_objects,) array, optional
+        Positive object weights (pixels per atom). Default: all ones. An object
+        of weight w stands for w identical objects.
+    index : (H, W) int array, optional
+        Object id of every pixel, for :meth:`to_image`.
+    memberships : list of (n_objects, k_j) arrays, optional
+        Soft memberships of each member (rows sum to 1); ``None`` entries mean
+        one-hot. Column order follows the member's original labels and is
+        permuted together with them.
+    features : (n_objects, n_features) array, optional
+        Mean image features per object.
+    names : list of str, optional
+        Member names.
+
+    Attributes
+    ----------
+    labels : (n_objects, n_members) int32
+    weights : (n_objects,) float64
+    n_clusters : tuple of int
+        k_j of every member.
+
+    Examples
+    --------
+    >>> ens = Ensemble.from_labels([[0, 1], [0, 1], [1, 0]])
+    >>> ens.n_objects, ens.n_members, ens.n_clusters
+    (3, 2, (2, 2))
+    >>> ens.coassociation_matvec(np.ones(3)).tolist()
+    [2.0, 2.0, 1.0]
+    """
+
+    def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None):
+        lab = check_label_map(labels, "labels", ndim=2)
+        n, m = lab.shape
+        if weights is None:
+            w = np.ones(n)
+        else:
+            w = np.asarray(weights, dtype=np.float64)
+            if w.shape != (n,):
+                raise InputError(f"weights: expected shape ({n},), got {describe(weights)}")
+            if not np.all(np.isfinite(w)) or np.any(w <= 0):
+                raise InputError("weights: expected finite positive object weights")
+        mem_in = memberships if memberships is not None else [None] * m
+        if len(mem_in) != m:
+            raise InputError(f"memberships: expected {m} entries (one per member), got {len(mem_in)}")
+        cols, mems = [], []
+        for j in range(m):
+            mj = mem_in[j]
+            if mj is not None:
+                mj = np.asarray(mj, dtype=np.float64)
+                if mj.ndim != 2 or mj.shape[0] != n or lab[:, j].max() >= mj.shape[1]:
+                    raise InputError(
+                        f"memberships[{j}]: expected ({n}, k) with k above every label of member {j}, "
+                        f"got {describe(mem_in[j])}"
+                    )
+            codes, old = canonical_codes(lab[:, j], None if mj is None else mj.shape[1])
+            cols.append(codes)
+            mems.append(None if mj is None else mj[:, old])
+        self.labels = np.stack(cols, axis=1).astype(np.int32)
+        self.weights = w
+        self.memberships = None if all(x is None for x in mems) else mems
+        self.n_clusters = tuple(
+            int(c.max()) + 1 if mm is None else mm.shape[1] for c, mm in zip(cols, mems)
+        )
+        if index is not None:
+            index = np.asarray(index)
+            if index.ndim != 2 or not np.issubdtype(index.dtype, np.integer):
+                raise InputError(f"index: expected an (H, W) integer array, got {describe(index)}")
+            if index.min() < 0 or index.max() >= n:
+                raise InputError(f"index: object ids must lie in 0..{n - 1}")
+            index = index.astype(np.int32)
+        self.index = index
+        if features is not None:
+            features = np.asarray(features, dtype=np.float64)
+            if features.ndim != 2 or features.shape[0] != n:
+                raise InputError(f"features: expected shape ({n}, n_features), got {describe(features)}")
+        self.features = features
+        self.names = [str(x) for x in names] if names is not None else [f"member{j}" for j in range(m)]
+        if len(self.names) != m:
+            raise InputError(f"names: expected {m} names, got {len(self.names)}")
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_labels(cls, labels, weights=None, *, names=None) -> Ensemble:
+        """Ensemble from an (n_objects, n_members) label array (rows = objects).
+
+        Examples
+        --------
+        >>> Ensemble.from_labels([[3, 0], [3, 1], [8, 1]]).labels.tolist()
+        [[0, 0], [0, 1], [1, 1]]
+        """
+        return cls(labels, weights, names=names)
+
+    @classmethod
+    def from_segmentations(cls, segmentations, image=None, *, features=None) -> Ensemble:
+        """Ensemble whose objects are the atoms of a set of segmentations.
+
+        An atom is a maximal set of pixels with the same label in every member.
+        This reduction is exact: pixels of one atom are indistinguishable to any
+        consensus function, and each atom carries its pixel count as weight.
+
+        Parameters
+        ----------
+        segmentations : sequence of Segmentation or (H, W) label arrays
+            The members; all of the same shape.
+        image : (H, W[, C]) array, optional
+            When given, the mean CIE Lab colour of every atom is stored in
+            ``features`` (unless ``features`` is given).
+        features : (H, W, F) array, optional
+            Per-pixel features, averaged per atom with pixel weights.
+
+        Returns
+        -------
+        Ensemble
+            Atoms numbered in raster order of their first pixel; ``index`` maps
+            every pixel to its atom. Soft memberships are averaged per atom.
+
+        Examples
+        --------
+        >>> a = np.array([[0, 0, 1], [0, 0, 1]])
+        >>> b = np.array([[0, 1, 1], [0, 1, 1]])
+        >>> ens = Ensemble.from_segmentations([a, b])
+        >>> ens.index.tolist(), ens.weights.tolist()
+        ([[0, 1, 2], [0, 1, 2]], [2.0, 2.0, 2.0])
+        """
+        segs = list(segmentations)
+        if not segs:
+            raise InputError("segmentations: expected at least one segmentation, got none")
+        segs = [s if isinstance(s, Segmentation) else Segmentation(s) for s in segs]
+        shape = segs[0].shape
+        for j, s in enumerate(segs):
+            if s.shape != shape:
+                raise InputError(
+                    f"segmentations: all members must have the same shape; member 0 is {shape}, "
+                    f"member {j} ({s.name or 'unnamed'}) is {s.shape}"
+                )
+        cols = [s.labels.ravel() for s in segs]
+        key = _signature_codes(cols)
+        atom, _ = canonical_codes(key)
+        n_atoms = int(atom.max()) + 1
+        first = np.full(n_atoms, len(atom), dtype=np.int64)
+        np.minimum.at(first, atom, np.arange(len(atom)))
+        weights = np.bincount(atom, minlength=n_atoms).astype(np.float64)
+        labels = np.stack([c[first] for c in cols], axis=1)
+        memberships = None
+        if any(s.memberships is not None for s in segs):
+            memberships = [
+                None
+                if s.memberships is None
+                else _aggregate_mean(atom, n_atoms, weights, s.memberships.reshape(-1, s.memberships.shape[2]))
+                for s in segs
+            ]
+        feats = None
+        if features is not None:
+            f = np.asarray(features, dtype=np.float64)
+            if f.ndim == 2:
+                f = f[:, :, None]
+            if f.shape[:2] != shape:
+                raise InputError(f"features: expected shape {shape + ('F',)}, got {describe(features)}")
+            feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
+        elif image is not None:
+            from segensemble.features import lab_colour
+
+            img = check_image(image)
+            if img.shape[:2] != shape:
+                raise InputError(f"image: expected shape {shape} like the segmentations, got {img.shape[:2]}")
+            feats = _aggregate_mean(atom, n_atoms, weights, lab_colour(img).reshape(-1, 3))
+        names = [s.name or f"member{j}" for j, s in enumerate(segs)]
+        return cls(
+            labels,
+            weights,
+            index=atom.reshape(shape),
+            memberships=memberships,
+            features=feats,
+            names=names,
+        )
+
+    # ---------------------------------------------------------------- properties
+    @property
+    def n_objects(self) -> int:
+        """Number of objects n (atoms or rows)."""
+        return self.labels.shape[0]
+
+    @property
+    def n_members(self) -> int:
+        """Number of members m."""
+        return self.labels.shape[1]
+
+    @property
+    def shape(self) -> tuple[int, int] | None:
+        """Image shape (H, W) when built from segmentations, else None."""
+        return None if self.index is None else self.index.shape
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Column offset of every member's block in :attr:`incidence`, shape (m + 1,)."""
+        return np.concatenate([[0], np.cumsum(self.n_clusters)]).astype(np.int64)
+
+    @cached_property
+    def incidence(self) -> sp.csr_matrix:
+        """One-hot incidence H = [Z_1 | ... | Z_m], sparse (n_objects, sum k_j).
+
+        Examples
+        --------
+        >>> Ensemble.from_labels([[0, 1], [1, 0]]).incidence.toarray().tolist()
+        [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]]
+        """
+        n, m = self.labels.shape
+        cols = (self.labels + self.offsets[:-1][None, :]).ravel()
+        rows = np.repeat(np.arange(n), m)
+        return sp.csr_matrix((np.ones(n * m), (rows, cols)), shape=(n, int(self.offsets[-1])))
+
+    # ---------------------------------------------------------------- operations
+    def _member_weights(self, member_weights) -> np.ndarray:
+        if member_weights is None:
+            return np.ones(self.n_members)
+        a = np.asarray(member_weights, dtype=np.float64)
+        if a.shape != (self.n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
+            raise InputError(
+                f"member_weights: expected {self.n_members} non-negative weights with a positive sum, "
+                f"got {describe(member_weights)}"
+            )
+        return a
+
+    def coassociation_matvec(self, v, member_weights=None) -> np.ndarray:
+        """Product X @ v with the co-association matrix X, never forming X.
+
+        ``X = sum_j a_j Z_j Z_j^T / sum_j a_j`` (``a_j = 1`` by default, i.e.
+        ``X = H H^T / m``); cost O(n * m) per column of ``v``.
+
+        Parameters
+        ----------
+        v : (n_objects,) or (n_objects, r) array
+        member_weights : (n_members,) array, optional
+
+        Returns
+        -------
+        (n_objects,) or (n_objects, r) float64 array
+
+        Examples
+        --------
+        >>> ens = Ensemble.from_labels([[0, 0], [0, 1], [1, 1]])
+        >>> ens.coassociation_matvec([1.0, 0.0, 0.0]).tolist()
+        [1.0, 0.5, 0.0]
+        """
+        v = np.asarray(v, dtype=np.float64)
+        if v.shape[0] != self.n_objects:
+            raise InputError(f"v: expected {self.n_objects} rows, got {describe(v)}")
+        a = self._member_weights(member_weights)
+        col_w = np.repeat(a / a.sum(), self.n_clusters)
+        H = self.incidence
+        t = H.T @ v
+        t = t * (col_w if t.ndim == 1 else col_w[:, None])
+        return np.asarray(H @ t)
+
+    def coassociation(self, member_weights=None) -> np.ndarray:
+        """Dense co-association matrix X (n_objects x n_objects), for small n only.
+
+        Raises
+        ------
+        InputError
+            When n_objects exceeds :data:`DENSE_OBJECT_LIMIT`.
+        """
+        if self.n_objects > DENSE_OBJECT_LIMIT:
+            raise InputError(
+                f"n_objects: a dense co-association matrix is limited to {DENSE_OBJECT_LIMIT} objects, "
+                f"got {self.n_objects}; use a method that works through the incidence matrix "
+                "(e.g. 'basic', 'spectral') or fewer atoms"
+            )
+        a = self._member_weights(member_weights)
+        Hd = self.incidence.toarray() * np.sqrt(np.repeat(a / a.sum(), self.n_clusters))[None, :]
+        return Hd @ Hd.T
+
+    def to_image(self, object_labels) -> np.ndarray:
+        """Paint per-object labels back onto the image grid.
+
+        Parameters
+        ----------
+        object_labels : (n_objects,) int array
+
+        Returns
+        -------
+        (H, W) int32 array
+
+        Examples
+        --------
+        >>> ens = Ensemble.from_segmentations([np.array([[0, 1], [1, 1]])])
+        >>> ens.to_image([4, 7]).tolist()
+        [[4, 7], [7, 7]]
+        """
+        if self.index is None:
+            raise InputError("to_image: this ensemble has no pixel index (it was not built from segmentations)")
+        lab = np.asarray(object_labels)
+        if lab.shape != (self.n_objects,):
+            raise InputError(f"object_labels: expected shape ({self.n_objects},), got {describe(object_labels)}")
+        return lab[self.index].astype(np.int32)
+
+    def __repr__(self) -> str:
+        return (
+            f"Ensemble(n_objects={self.n_objects}, n_members={self.n_members}, "
+            f"n_clusters={self.n_clusters}, shape={self.shape})"
+        )

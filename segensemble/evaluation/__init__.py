@@ -1,0 +1,29 @@
+"""Evaluation: Berkeley benchmark region and boundary measures, aggregation."""
+
+from segensemble.evaluation.aggregate import RegionSummary, collect_regions, image_region_result
+from segensemble.evaluation.boundaries import seg2bdry
+from segensemble.evaluation.regions import (
+    RegionCounts,
+    contingency_table,
+    probabilistic_rand_index,
+    rand_index,
+    region_counts,
+    region_scores,
+    segmentation_covering,
+    variation_of_information,
+)
+
+__all__ = [
+    "RegionCounts",
+    "RegionSummary",
+    "collect_regions",
+    "contingency_table",
+    "image_region_result",
+    "probabilistic_rand_index",
+    "rand_index",
+    "region_counts",
+    "region_scores",
+    "seg2bdry",
+    "segmentation_covering",
+    "variation_of_information",
+]

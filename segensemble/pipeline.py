@@ -1,0 +1,204 @@
+"""Functional front end: segment an image, fuse segmentations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from segensemble._validation import check_image, check_n_segments
+from segensemble.ensemble import Ensemble
+from segensemble.errors import InputError
+from segensemble.segmentation import Segmentation
+
+__all__ = ["segment", "fuse", "run_segmenters", "parse_segmenter_spec", "parse_segmenter_list"]
+
+
+def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
+    """Run one registered segmenter on an image.
+
+    Parameters
+    ----------
+    image : (H, W[, C]) array
+    method : str, default 'slic'
+        A name from ``segensemble.segmenters.available()``.
+    rng : None, int or numpy Generator
+    **params
+        Passed to the segmenter (e.g. ``n_segments=300``).
+
+    Returns
+    -------
+    Segmentation
+
+    Examples
+    --------
+    >>> img = np.zeros((16, 16, 3)); img[:, 8:] = 1
+    >>> segment(img, "felzenszwalb", scale=50, sigma=0, min_size=4).n_segments
+    2
+    """
+    from segensemble import segmenters
+
+    fn = segmenters.get(method)
+    try:
+        return fn(image, rng=rng, **params)
+    except TypeError as exc:
+        if "unexpected keyword" in str(exc):
+            raise InputError(f"params: {method}: {exc}") from exc
+        raise
+
+
+def parse_segmenter_spec(spec: str) -> tuple[str, dict]:
+    """Parse ``'name'`` or ``'name:key=value,key=value'`` into (name, params).
+
+    Values are read as int, then float, then kept as strings.
+
+    Examples
+    --------
+    >>> parse_segmenter_spec("felzenszwalb:scale=500,min_size=40")
+    ('felzenszwalb', {'scale': 500, 'min_size': 40})
+    """
+    name, _, rest = spec.strip().partition(":")
+    params: dict = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise InputError(f"segmenters: expected 'name:key=value,...', got {spec!r}")
+            params[key.strip()] = _parse_value(value.strip())
+    return name.strip(), params
+
+
+def parse_segmenter_list(text: str) -> list[str]:
+    """Split a comma-separated list of segmenter specs.
+
+    A comma-separated item holding ``=`` but no ``:`` continues the parameters
+    of the previous segmenter, so parameters may be separated by commas too.
+
+    Examples
+    --------
+    >>> parse_segmenter_list("slic,felzenszwalb:scale=500,min_size=40,slic:n_segments=50")
+    ['slic', 'felzenszwalb:scale=500,min_size=40', 'slic:n_segments=50']
+    """
+    specs: list[str] = []
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item:
+            if not specs:
+                raise InputError(f"segmenters: parameter {item!r} comes before any segmenter name")
+            sep = "," if ":" in specs[-1] else ":"
+            specs[-1] = f"{specs[-1]}{sep}{item}"
+        else:
+            specs.append(item)
+    if not specs:
+        raise InputError(f"segmenters: expected at least one segmenter name, got {text!r}")
+    return specs
+
+
+def _parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
+    """Run several segmenters on one image.
+
+    Parameters
+    ----------
+    image : (H, W[, C]) array
+    segmenters : sequence of str or (str, dict)
+        Names (optionally ``'name:key=value,...'``) or (name, params) pairs.
+    rng : None, int or numpy Generator
+        Seeds every segmenter deterministically (one child seed each).
+
+    Returns
+    -------
+    list of Segmentation
+
+    Examples
+    --------
+    >>> img = np.random.default_rng(0).random((24, 24, 3))
+    >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0)]
+    ['slic', 'felzenszwalb']
+    """
+    from segensemble._validation import check_random_state
+
+    img = check_image(image)
+    specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
+    if not specs:
+        raise InputError("segmenters: expected at least one segmenter, got none")
+    gen = check_random_state(rng)
+    seeds = gen.integers(0, 2**31 - 1, size=len(specs))
+    return [segment(img, name, rng=int(seed), **params) for (name, params), seed in zip(specs, seeds)]
+
+
+def fuse(
+    segmentations,
+    method: str = "eac",
+    n_segments="auto",
+    *,
+    image=None,
+    random_state=None,
+    return_estimator: bool = False,
+    **params,
+):
+    """Fuse several segmentations of one image into one.
+
+    The segmentations are reduced to atoms (exact, see
+    :meth:`Ensemble.from_segmentations`), the registered consensus method is fit
+    on them, and the consensus is painted back on the image grid.
+
+    Parameters
+    ----------
+    segmentations : sequence of Segmentation or (H, W) int arrays
+        The members, all of the same shape.
+    method : str, default 'eac'
+        A name from ``segensemble.consensus.available()``.
+    n_segments : int or 'auto', default 'auto'
+        Number of fused regions, or the method's own criterion.
+    image : (H, W[, C]) array, optional
+        The image, for methods that use per-atom features.
+    random_state : None or int
+        Seed of the consensus method, where it is randomised.
+    return_estimator : bool, default False
+        Also return the fitted estimator and the ensemble.
+    **params
+        Further parameters of the consensus method.
+
+    Returns
+    -------
+    labels : (H, W) int32 array
+        Fused segmentation, labels 0..K-1.
+    estimator, ensemble : only with ``return_estimator=True``
+
+    Examples
+    --------
+    >>> a = np.array([[0, 0, 1, 1], [0, 0, 1, 1]])
+    >>> b = np.array([[0, 0, 0, 1], [0, 0, 0, 1]])
+    >>> fuse([a, a, b], method="eac", n_segments=2).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    from segensemble import consensus
+
+    segs = list(segmentations)
+    if not segs:
+        raise InputError("segmentations: expected at least one segmentation, got none")
+    k = check_n_segments(n_segments)
+    cls = consensus.get(method)
+    ens = Ensemble.from_segmentations(segs, image=image)
+    kwargs = dict(params)
+    if "random_state" in cls().get_params():
+        kwargs["random_state"] = random_state
+    try:
+        est = cls(n_clusters=k, **kwargs)
+    except TypeError as exc:
+        raise InputError(f"params: {method}: {exc}") from exc
+    est.fit(ens)
+    labels = ens.to_image(est.labels_)
+    if return_estimator:
+        return labels, est, ens
+    return labels

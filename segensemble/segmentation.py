@@ -1,0 +1,116 @@
+"""The :class:`Segmentation` type: one labelling of an image."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from segensemble._validation import check_label_map, describe
+from segensemble.errors import InputError
+
+__all__ = ["Segmentation", "canonical_codes"]
+
+
+def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Relabel a 1-D non-negative integer array to 0..k-1 by first occurrence.
+
+    Parameters
+    ----------
+    labels : (n,) int array
+        Non-negative labels.
+    n_labels : int, optional
+        Declared number of labels (e.g. columns of a membership matrix). Labels
+        that never occur are numbered after the occurring ones, in increasing
+        order of their old value.
+
+    Returns
+    -------
+    codes : (n,) int32
+        New labels: the first object gets 0, the first object with another label
+        gets 1, and so on. The result is the same for any relabelling of the input.
+    old_of_new : (k,) int64
+        ``old_of_new[c]`` is the original label of new label ``c``.
+
+    Examples
+    --------
+    >>> codes, old = canonical_codes(np.array([7, 7, 2, 9, 2]))
+    >>> codes.tolist(), old.tolist()
+    ([0, 0, 1, 2, 1], [7, 2, 9])
+    """
+    uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[order] = np.arange(len(uniq))
+    codes = rank[inverse.ravel()].astype(np.int32)
+    old_of_new = uniq[order].astype(np.int64)
+    if n_labels is not None and n_labels > len(uniq):
+        unused = np.setdiff1d(np.arange(n_labels), uniq)
+        old_of_new = np.concatenate([old_of_new, unused])
+    return codes, old_of_new
+
+
+@dataclass
+class Segmentation:
+    """A labelling of an image, optionally with soft memberships.
+
+    Parameters
+    ----------
+    labels : (H, W) array of non-negative integers
+        Region label of every pixel. Stored as int32 numbered 0..k-1 in order of
+        first occurrence (raster order) unless ``memberships`` is given, in which
+        case the labels must already lie in ``0..k-1`` with ``k =
+        memberships.shape[2]`` and are kept as they are.
+    memberships : (H, W, k) array, optional
+        Soft memberships; every pixel's row is non-negative and sums to 1.
+        Stored as float32.
+    name : str
+        Name of the method that produced it (e.g. ``"slic"``).
+    params : dict
+        Parameters used to produce it.
+
+    Examples
+    --------
+    >>> seg = Segmentation(np.array([[5, 5], [9, 9]]), name="toy")
+    >>> seg.labels.tolist(), seg.n_segments
+    ([[0, 0], [1, 1]], 2)
+    """
+
+    labels: np.ndarray
+    memberships: np.ndarray | None = None
+    name: str = ""
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        lab = check_label_map(self.labels, "labels")
+        if self.memberships is None:
+            codes, _ = canonical_codes(lab.ravel())
+            self.labels = codes.reshape(lab.shape)
+            return
+        mem = np.asarray(self.memberships)
+        if mem.ndim != 3 or mem.shape[:2] != lab.shape:
+            raise InputError(
+                f"memberships: expected shape {lab.shape + ('k',)}, got {describe(self.memberships)}"
+            )
+        if not np.issubdtype(mem.dtype, np.number) or not np.all(np.isfinite(mem)):
+            raise InputError("memberships: expected finite numeric values")
+        if mem.min() < 0 or not np.allclose(mem.sum(axis=2), 1.0, atol=1e-4):
+            raise InputError("memberships: every pixel's memberships must be non-negative and sum to 1")
+        if lab.max() >= mem.shape[2]:
+            raise InputError(
+                f"labels: expected labels below the {mem.shape[2]} membership columns, got maximum {lab.max()}"
+            )
+        self.labels = lab.astype(np.int32)
+        self.memberships = mem.astype(np.float32)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Image shape (H, W)."""
+        return self.labels.shape
+
+    @property
+    def n_segments(self) -> int:
+        """Number of labels k (membership columns when memberships are given)."""
+        if self.memberships is not None:
+            return int(self.memberships.shape[2])
+        return int(self.labels.max()) + 1

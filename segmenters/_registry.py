@@ -1,0 +1,5 @@
+"""The segmenter registry."""
+
+from segensemble._registry import Registry
+
+REGISTRY = Registry("segmenter")

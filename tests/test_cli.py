@@ -1,0 +1,178 @@
+"""The command line: happy paths and the bad-input contract (exit 2, one line, no output)."""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import segensemble
+from segensemble.cli import app
+from segensemble.io import read_labels, write_image, write_labels
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def image_file(tmp_path, blocks_image):
+    return write_image(tmp_path / "img.png", blocks_image[0])
+
+
+@pytest.fixture
+def gt_file(tmp_path, blocks_image):
+    from segensemble.datasets.synthetic import _ground_truth_mat
+
+    p = tmp_path / "gt.mat"
+    p.write_bytes(_ground_truth_mat([blocks_image[1] + 1, blocks_image[1] + 1]))
+    return p
+
+
+def _bad(args, tmp_path, out_name="out.png"):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    assert "Traceback" not in result.output
+    assert not (tmp_path / out_name).exists()
+    return lines[0]
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and segensemble.__version__ in result.stdout
+
+
+def test_methods_lists_registries():
+    result = runner.invoke(app, ["methods"])
+    assert result.exit_code == 0
+    for name in segensemble.segmenters.available() + segensemble.consensus.available():
+        assert name in result.stdout
+
+
+def test_fuse_image_then_evaluate(tmp_path, image_file, gt_file, blocks_image):
+    out = tmp_path / "fused.png"
+    result = runner.invoke(app, ["fuse", str(image_file), "-s", "slic:n_segments=8,felzenszwalb:scale=100,sigma=0",
+                                 "-m", "eac", "-k", "4", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    labels = read_labels(out)
+    assert labels.shape == (40, 60) and labels.max() == 3
+    result = runner.invoke(app, ["evaluate", str(out), "--gt", str(gt_file), "--json"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads(result.stdout)
+    from segensemble.evaluation import region_scores
+
+    assert scores.pop("index") == 1
+    assert scores == pytest.approx(region_scores(labels, [blocks_image[1], blocks_image[1]]))
+
+
+def test_fuse_inputs_made_by_other_tools(tmp_path, blocks_image):
+    truth = blocks_image[1]
+    paths = [write_labels(tmp_path / f"s{i}.png", truth if i else np.where(truth == 3, 2, truth)) for i in range(3)]
+    npy = tmp_path / "s3.npy"
+    np.save(npy, truth * 7)
+    out = tmp_path / "fused.npy"
+    result = runner.invoke(app, ["fuse", "--inputs", *map(str, paths), str(npy), "-k", "4", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    fused = read_labels(out)
+    assert len(set(zip(fused.ravel().tolist(), truth.ravel().tolist()))) == 4
+
+
+def test_evaluate_table(tmp_path, gt_file, blocks_image):
+    seg = write_labels(tmp_path / "seg.png", blocks_image[1])
+    result = runner.invoke(app, ["evaluate", str(seg), "--gt", str(gt_file)])
+    assert result.exit_code == 0 and "PRI" in result.stdout
+
+
+def test_bench_on_synthetic_then_resume(tmp_path):
+    out = tmp_path / "bench"
+    args = ["bench", "--synthetic", "--out", str(out), "--limit", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_images"] == 2 and set(summary["table"]) == {"slic", "felzenszwalb", "fused"}
+    assert len(list((out / "fused").glob("*.png"))) == 2
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0
+    assert before == {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
+
+
+def test_bench_jobs_2_gives_the_same_results(tmp_path):
+    one = runner.invoke(app, ["bench", "--synthetic", "--out", str(tmp_path / "a"), "--limit", "3"])
+    two = runner.invoke(app, ["bench", "--synthetic", "--out", str(tmp_path / "b"), "--limit", "3", "-j", "2"])
+    assert one.exit_code == 0 and two.exit_code == 0, two.output
+    for p in (tmp_path / "a" / "fused").iterdir():
+        assert p.read_bytes() == (tmp_path / "b" / "fused" / p.name).read_bytes()
+
+
+# ----------------------------------------------------------------- bad input
+def test_missing_image(tmp_path):
+    line = _bad(["fuse", str(tmp_path / "nope.jpg"), "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "nope.jpg" in line and "not found" in line
+
+
+def test_empty_and_corrupt_image(tmp_path):
+    (tmp_path / "empty.png").write_bytes(b"")
+    assert "empty.png" in _bad(["fuse", str(tmp_path / "empty.png"), "-o", str(tmp_path / "out.png")], tmp_path)
+    (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    assert "bad.jpg" in _bad(["fuse", str(tmp_path / "bad.jpg"), "-o", str(tmp_path / "out.png")], tmp_path)
+
+
+def test_shape_mismatch_between_segmentations(tmp_path):
+    a = write_labels(tmp_path / "a.png", np.zeros((5, 6), int))
+    b = write_labels(tmp_path / "b.png", np.zeros((6, 5), int))
+    line = _bad(["fuse", "--inputs", str(a), str(b), "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "b.png" in line and "shape" in line
+
+
+@pytest.mark.parametrize(
+    "arr, word",
+    [(np.array([[0.5, 1.0]]), "non-integer"), (np.array([[-3, 1]]), "non-negative"), (np.array([[np.nan, 1.0]]), "NaN")],
+    ids=["float", "negative", "nan"],
+)
+def test_invalid_labels(tmp_path, arr, word):
+    p = tmp_path / "bad.npy"
+    np.save(p, arr)
+    ok = write_labels(tmp_path / "ok.png", np.zeros((1, 2), int))
+    line = _bad(["fuse", "--inputs", str(p), str(ok), "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "bad.npy" in line and word in line
+
+
+def test_empty_label_array(tmp_path):
+    p = tmp_path / "e.npy"
+    np.save(p, np.zeros((0, 4), dtype=np.int32))
+    assert "empty" in _bad(["fuse", "--inputs", str(p), "-o", str(tmp_path / "out.png")], tmp_path)
+
+
+def test_bad_options(tmp_path, image_file):
+    out = str(tmp_path / "out.png")
+    assert "nope" in _bad(["fuse", str(image_file), "-m", "nope", "-o", out], tmp_path)
+    assert "--n-segments" in _bad(["fuse", str(image_file), "-k", "zero", "-o", out], tmp_path)
+    assert "segmenter" in _bad(["fuse", str(image_file), "-s", "magic", "-o", out], tmp_path)
+    assert "--output" in _bad(["fuse", str(image_file), "-o", str(tmp_path / "out.txt")], tmp_path, "out.txt")
+    assert "n_segments" in _bad(["fuse", str(image_file), "-s", "slic:n_segments=-2", "-o", out], tmp_path)
+
+
+def test_evaluate_shape_mismatch_and_bad_gt(tmp_path, gt_file):
+    seg = write_labels(tmp_path / "seg.png", np.zeros((7, 7), int))
+    assert "shape" in _bad(["evaluate", str(seg), "--gt", str(gt_file)], tmp_path)
+    (tmp_path / "broken.mat").write_bytes(b"MATLAB 5.0 garbage")
+    assert "broken.mat" in _bad(["evaluate", str(seg), "--gt", str(tmp_path / "broken.mat")], tmp_path)
+
+
+def test_bench_bad_dataset(tmp_path):
+    line = _bad(["bench", "--bsds", str(tmp_path), "--out", str(tmp_path / "o")], tmp_path)
+    assert "BSDS500" in line
+    assert not (tmp_path / "o" / "summary.json").exists()
+
+
+def test_runtime_failure_exits_1(tmp_path, image_file, monkeypatch):
+    import segensemble.pipeline as pipeline
+
+    def boom(*a, **k):
+        raise RuntimeError("solver exploded")
+
+    monkeypatch.setattr(pipeline, "run_segmenters", boom)
+    result = runner.invoke(app, ["fuse", str(image_file), "-o", str(tmp_path / "out.png")])
+    assert result.exit_code == 1 and "solver exploded" in result.stderr
+    assert not (tmp_path / "out.png").exists()

@@ -1,0 +1,149 @@
+"""Segmentation and Ensemble: exact atom reduction, incidence, co-association products."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from segensemble import Ensemble, InputError, Segmentation
+
+
+def _random_segs(rng, shape=(12, 15), m=3, k=(2, 5, 7)):
+    return [rng.integers(0, k[j % len(k)], size=shape) for j in range(m)]
+
+
+def test_segmentation_relabels_contiguously_by_first_occurrence():
+    seg = Segmentation(np.array([[9, 9, 4], [4, 100, 9]]))
+    assert seg.labels.dtype == np.int32
+    assert seg.labels.tolist() == [[0, 0, 1], [1, 2, 0]]
+    assert seg.n_segments == 3
+
+
+def test_segmentation_memberships_validated():
+    lab = np.array([[0, 1]])
+    mem = np.array([[[0.7, 0.3], [0.2, 0.8]]])
+    seg = Segmentation(lab, memberships=mem)
+    assert seg.memberships.dtype == np.float32 and seg.n_segments == 2
+    with pytest.raises(InputError, match="memberships"):
+        Segmentation(lab, memberships=mem * 2)
+    with pytest.raises(InputError, match="labels"):
+        Segmentation(np.array([[0, 2]]), memberships=mem)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.array([[0.5, 1.0]]), "non-integer"),
+        (np.array([[-1, 0]]), "non-negative"),
+        (np.array([[np.nan, 0]]), "NaN"),
+        (np.array([[2**40, 0]]), "int32"),
+        (np.zeros((0, 3)), "empty"),
+        (np.zeros(3), "2-D"),
+    ],
+)
+def test_bad_label_maps_rejected(bad, match):
+    with pytest.raises(InputError, match=match):
+        Segmentation(bad)
+
+
+def test_atoms_exact_hand_example():
+    a = np.array([[0, 0, 1], [0, 0, 1]])
+    b = np.array([[0, 1, 1], [0, 1, 1]])
+    ens = Ensemble.from_segmentations([a, b])
+    assert ens.index.tolist() == [[0, 1, 2], [0, 1, 2]]
+    assert ens.weights.tolist() == [2.0, 2.0, 2.0]
+    assert ens.labels.tolist() == [[0, 0], [0, 1], [1, 1]]
+
+
+def test_atoms_weights_sum_to_pixels_and_to_image_round_trips():
+    rng = np.random.default_rng(0)
+    segs = _random_segs(rng)
+    ens = Ensemble.from_segmentations(segs)
+    assert ens.weights.sum() == 12 * 15
+    for j, s in enumerate(segs):
+        back = ens.to_image(ens.labels[:, j])
+        # same partition as the member (labels renumbered)
+        assert np.array_equal(Segmentation(back).labels, Segmentation(s).labels)
+    # pixels of one atom share every member label; distinct atoms differ somewhere
+    assert len({tuple(r) for r in ens.labels.tolist()}) == ens.n_objects
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_atoms_invariant_to_relabelling_any_member(seed):
+    rng = np.random.default_rng(seed)
+    segs = _random_segs(rng, m=4)
+    ens = Ensemble.from_segmentations(segs)
+    j = int(rng.integers(len(segs)))
+    perm = rng.permutation(100)
+    relabelled = [s.copy() for s in segs]
+    relabelled[j] = perm[segs[j]]
+    ens2 = Ensemble.from_segmentations(relabelled)
+    assert np.array_equal(ens.index, ens2.index)
+    assert np.array_equal(ens.labels, ens2.labels)
+    assert np.array_equal(ens.weights, ens2.weights)
+
+
+def test_many_members_do_not_overflow_signatures():
+    rng = np.random.default_rng(1)
+    segs = [rng.integers(0, 60000, size=(20, 20)) for _ in range(8)]  # 60000^8 >> 2^63
+    ens = Ensemble.from_segmentations(segs)
+    assert ens.n_objects == len({tuple(int(s[i, j]) for s in segs) for i in range(20) for j in range(20)})
+
+
+def test_memberships_and_features_are_weighted_atom_means():
+    lab = np.array([[0, 0, 1]])
+    mem = np.array([[[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]])
+    seg_soft = Segmentation(lab, memberships=mem)
+    seg_hard = np.array([[0, 0, 1]])
+    feats = np.array([[[1.0], [3.0], [10.0]]])
+    ens = Ensemble.from_segmentations([seg_soft, seg_hard], features=feats)
+    assert ens.weights.tolist() == [2.0, 1.0]
+    np.testing.assert_allclose(ens.memberships[0], [[0.75, 0.25], [0.0, 1.0]])
+    assert ens.memberships[1] is None
+    np.testing.assert_allclose(ens.features, [[2.0], [10.0]])
+
+
+def test_image_features_are_lab_means(blocks_image):
+    image, truth = blocks_image
+    ens = Ensemble.from_segmentations([truth], image=image)
+    assert ens.features.shape == (4, 3)
+    from skimage.color import rgb2lab
+
+    np.testing.assert_allclose(ens.features[0], rgb2lab(image)[0, 0], atol=1e-9)
+
+
+def test_shape_mismatch_rejected():
+    with pytest.raises(InputError, match="same shape"):
+        Ensemble.from_segmentations([np.zeros((3, 4), int), np.zeros((4, 3), int)])
+
+
+def test_from_labels_canonical_and_weights():
+    ens = Ensemble.from_labels([[3, 0], [3, 1], [8, 1]], weights=[1, 2, 3])
+    assert ens.labels.tolist() == [[0, 0], [0, 1], [1, 1]]
+    assert ens.n_clusters == (2, 2)
+    with pytest.raises(InputError, match="weights"):
+        Ensemble.from_labels([[0], [1]], weights=[1, 0])
+
+
+def test_incidence_and_coassociation_products_match_dense():
+    rng = np.random.default_rng(2)
+    L = np.stack([rng.integers(0, k, 50) for k in (3, 4, 6)], axis=1)
+    ens = Ensemble.from_labels(L)
+    X = np.mean([(L[:, [j]] == L[:, j]) for j in range(3)], axis=0)
+    np.testing.assert_allclose(ens.coassociation(), X)
+    v = rng.standard_normal((50, 2))
+    np.testing.assert_allclose(ens.coassociation_matvec(v), X @ v)
+    a = np.array([1.0, 2.0, 5.0])
+    Xa = sum(a[j] * (L[:, [j]] == L[:, j]) for j in range(3)) / a.sum()
+    np.testing.assert_allclose(ens.coassociation_matvec(v[:, 0], member_weights=a), Xa @ v[:, 0])
+    assert ens.incidence.shape == (50, sum(ens.n_clusters))
+    assert np.all(ens.incidence.sum(axis=1) == 3)
+
+
+def test_input_arrays_not_modified():
+    rng = np.random.default_rng(3)
+    segs = _random_segs(rng)
+    copies = [s.copy() for s in segs]
+    Ensemble.from_segmentations(segs)
+    assert all(np.array_equal(a, b) for a, b in zip(segs, copies))

@@ -1,0 +1,144 @@
+"""Readers and writers: round trips and clear errors naming the file."""
+
+import numpy as np
+import pytest
+
+from segensemble import FileFormatError, InputError
+from segensemble.io import (
+    read_ground_truth,
+    read_image,
+    read_labels,
+    read_segmentations,
+    read_ucm2,
+    write_image,
+    write_labels,
+    write_segmentations,
+)
+
+
+@pytest.mark.parametrize("top", [5, 255, 256, 65535])
+def test_png_label_round_trip_8_and_16_bit(tmp_path, top):
+    lab = np.arange(12 * 10).reshape(12, 10) % (top + 1)
+    lab[0, 0] = top
+    p = write_labels(tmp_path / "l.png", lab)
+    back = read_labels(p)
+    assert back.dtype == np.int32 and np.array_equal(back, lab)
+
+
+def test_png_too_many_labels_refused(tmp_path):
+    with pytest.raises(InputError, match="16-bit"):
+        write_labels(tmp_path / "l.png", np.array([[0, 70000]]))
+    assert not (tmp_path / "l.png").exists()
+
+
+def test_npy_and_mat_round_trip(tmp_path):
+    lab = np.random.default_rng(0).integers(0, 1000, (9, 7))
+    assert np.array_equal(read_labels(write_labels(tmp_path / "l.npy", lab)), lab)
+    segs = [lab, lab // 2]
+    back = read_segmentations(write_segmentations(tmp_path / "s.mat", segs))
+    assert all(np.array_equal(a + 1, b) for a, b in zip(segs, back))  # BSDS numbers from 1
+
+
+def test_pickled_npy_refused(tmp_path):
+    p = tmp_path / "evil.npy"
+    np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(FileFormatError, match="evil.npy.*pickle"):
+        read_labels(p)
+
+
+@pytest.mark.parametrize("name, data", [("c.png", b"\x89PNG\r\n\x1a\nxxxx"), ("e.png", b""), ("c.jpg", b"\xff\xd8garbage")])
+def test_corrupt_images_name_the_file(tmp_path, name, data):
+    p = tmp_path / name
+    p.write_bytes(data)
+    with pytest.raises(FileFormatError, match=name):
+        read_image(p)
+    with pytest.raises(FileFormatError, match=name):
+        read_labels(p) if name.endswith(".png") else read_image(p)
+
+
+def test_truncated_png_and_mat(tmp_path):
+    p = write_labels(tmp_path / "t.png", np.arange(400).reshape(20, 20) % 7)
+    p.write_bytes(p.read_bytes()[:40])
+    with pytest.raises(FileFormatError, match="t.png"):
+        read_labels(p)
+    m = write_segmentations(tmp_path / "t.mat", [np.zeros((5, 5), int)])
+    m.write_bytes(m.read_bytes()[:60])
+    with pytest.raises(FileFormatError, match="t.mat"):
+        read_segmentations(m)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileFormatError, match="not found"):
+        read_image(tmp_path / "nope.jpg")
+
+
+@pytest.mark.parametrize(
+    "arr, match",
+    [(np.array([[0.5, 1.0]]), "non-integer"), (np.array([[-1, 2]]), "non-negative"), (np.array([[np.nan, 1]]), "NaN")],
+)
+def test_invalid_label_values_in_npy(tmp_path, arr, match):
+    p = tmp_path / "bad.npy"
+    np.save(p, arr)
+    with pytest.raises(FileFormatError, match=f"bad.npy.*{match}"):
+        read_labels(p)
+
+
+def test_read_image_gray_rgba_16bit(tmp_path):
+    import cv2
+
+    gray16 = (np.arange(20 * 30).reshape(20, 30) * 100).astype(np.uint16)
+    cv2.imwrite(str(tmp_path / "g16.png"), gray16)
+    img = read_image(tmp_path / "g16.png")
+    assert img.shape == (20, 30, 3) and img.dtype == np.float64
+    np.testing.assert_allclose(img[..., 0], gray16 / 65535.0)
+    rgba = np.zeros((5, 6, 4), np.uint8)
+    rgba[..., 2] = 255  # BGR(A) order on disk: red channel is index 2
+    rgba[..., 3] = 128
+    cv2.imwrite(str(tmp_path / "rgba.png"), rgba)
+    np.testing.assert_allclose(read_image(tmp_path / "rgba.png")[0, 0], [1.0, 0.0, 0.0])
+
+
+def test_colour_png_labels_one_per_colour(tmp_path):
+    import cv2
+
+    img = np.zeros((4, 4, 3), np.uint8)
+    img[:, 2:] = (10, 200, 30)
+    cv2.imwrite(str(tmp_path / "col.png"), img)
+    assert read_labels(tmp_path / "col.png").tolist() == [[0, 0, 1, 1]] * 4
+
+
+def test_write_image_round_trip(tmp_path):
+    img = np.random.default_rng(0).random((6, 7, 3))
+    back = read_image(write_image(tmp_path / "i.png", img))
+    np.testing.assert_allclose(back, np.round(img * 255) / 255)
+
+
+def test_bsds_files(bsds_bench):
+    gt = read_ground_truth(bsds_bench / "groundTruth" / "2018.mat")
+    assert len(gt) == 5 and gt.segmentations[0].shape == (481, 321)
+    assert gt.segmentations[0].min() == 1 and gt.boundaries[0].dtype == bool
+    assert len(read_segmentations(bsds_bench / "segs" / "2018.mat")) == 5
+    assert read_ucm2(bsds_bench / "ucm2" / "2018.mat").shape == (963, 643)
+
+
+def test_ground_truth_errors(tmp_path):
+    import scipy.io
+
+    scipy.io.savemat(tmp_path / "empty.mat", {"groundTruth": np.empty((1, 0), dtype=object)})
+    with pytest.raises(FileFormatError, match="zero annotations"):
+        read_ground_truth(tmp_path / "empty.mat")
+    scipy.io.savemat(tmp_path / "other.mat", {"x": 1})
+    with pytest.raises(FileFormatError, match="groundTruth"):
+        read_ground_truth(tmp_path / "other.mat")
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    import segensemble._atomic as atomic
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        write_labels(tmp_path / "x.png", np.zeros((3, 3), int))
+    assert list(tmp_path.iterdir()) == []
