@@ -176,3 +176,19 @@ def test_runtime_failure_exits_1(tmp_path, image_file, monkeypatch):
     result = runner.invoke(app, ["fuse", str(image_file), "-o", str(tmp_path / "out.png")])
     assert result.exit_code == 1 and "solver exploded" in result.stderr
     assert not (tmp_path / "out.png").exists()
+
+
+def test_fuse_and_evaluate_a_bsds500_val_image(tmp_path, bsds_root):
+    from segensemble.datasets import BSDS500
+
+    ds = BSDS500(bsds_root)
+    image_id = ds.ids("val")[0]
+    out = tmp_path / "fused.png"
+    result = runner.invoke(app, ["fuse", str(ds.image_path("val", image_id)), "-s", "slic,felzenszwalb",
+                                 "-m", "eac", "-k", "auto", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    labels = read_labels(out)
+    assert labels.shape == ds.image("val", image_id).shape[:2] and labels.min() == 0
+    result = runner.invoke(app, ["evaluate", str(out), "--gt", str(ds.ground_truth_path("val", image_id))])
+    assert result.exit_code == 0
+    assert all(word in result.stdout for word in ("PRI", "VOI", "covering"))
