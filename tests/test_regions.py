@@ -89,13 +89,17 @@ def _fmt(*values):
     return [f"{v:g}" if not isinstance(v, (int, np.integer)) else str(v) for v in values]
 
 
-def test_official_region_numbers_test_5_reproduced_digit_for_digit(bsds_bench):
+def _test_5_results(bsds_bench):
     results = []
     for i in IDS:
         segs = read_segmentations(bsds_bench / "segs" / f"{i}.mat")
         gt = read_ground_truth(bsds_bench / "groundTruth" / f"{i}.mat")
         results.append(image_region_result(np.arange(1, len(segs) + 1), [region_counts(s, gt) for s in segs]))
-    s = collect_regions(results)
+    return results
+
+
+def test_official_region_numbers_test_5_reproduced_digit_for_digit(bsds_bench):
+    s = collect_regions(_test_5_results(bsds_bench))
     exp = bsds_bench / "test_5"
     assert _read_table(exp / "eval_cover.txt") == [
         _fmt(s.covering_ods_t, s.covering_ods, s.covering_ois, s.covering_best)
@@ -113,11 +117,7 @@ def test_official_region_numbers_test_5_reproduced_digit_for_digit(bsds_bench):
 
 
 def test_full_precision_differs_only_in_last_digit(bsds_bench):
-    results = []
-    for i in IDS:
-        segs = read_segmentations(bsds_bench / "segs" / f"{i}.mat")
-        gt = read_ground_truth(bsds_bench / "groundTruth" / f"{i}.mat")
-        results.append(image_region_result(np.arange(1, len(segs) + 1), [region_counts(s, gt) for s in segs]))
+    results = _test_5_results(bsds_bench)
     exact, official = collect_regions(results, official=False), collect_regions(results)
     assert exact.covering_ods == pytest.approx(official.covering_ods, abs=2e-6)
     assert exact.pri_ods == pytest.approx(official.pri_ods, abs=2e-6)
