@@ -10,14 +10,13 @@ import hashlib
 import json
 import time
 import zlib
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
 
 from segensemble._atomic import atomic_write_text
+from segensemble._batch import run_tasks
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
 
@@ -47,7 +46,7 @@ def _image_seed(seed: int, image_id: str) -> int:
     return int(np.random.SeedSequence([int(seed), zlib.crc32(image_id.encode())]).generate_state(1)[0])
 
 
-def _bench_image(root: str, split: str, image_id: str, config: BenchConfig, out_dir: str) -> dict:
+def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image; write its fused PNG and JSON."""
     from segensemble.datasets import BSDS500
     from segensemble.evaluation.regions import region_scores
@@ -180,27 +179,13 @@ def run_bench(
         raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
     done = _load_done(out, ids, config)
     todo = [i for i in ids if i not in done]
-    failures: dict = {}
     if progress:
         progress(len(done), len(ids))
-    if todo and jobs == 1:
-        for image_id in todo:
-            try:
-                done[image_id] = _bench_image(str(ds.data), split, image_id, config, str(out))
-            except InputError as exc:
-                failures[image_id] = str(exc)
-            if progress:
-                progress(len(done) + len(failures), len(ids))
-    elif todo:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(_bench_image, str(ds.data), split, i, config, str(out)): i for i in todo}
-            for fut in as_completed(futures):
-                try:
-                    done[futures[fut]] = fut.result()
-                except InputError as exc:
-                    failures[futures[fut]] = str(exc)
-                if progress:
-                    progress(len(done) + len(failures), len(ids))
+    new, failures = run_tasks(
+        _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=jobs, progress=progress,
+        done_before=len(done),
+    )
+    done.update(new)
     results = [done[i] for i in ids if i in done]
     summary = {
         "dataset": str(ds.data),

@@ -174,35 +174,128 @@ def fuse(
 @app.command()
 @_handle_errors
 def evaluate(
-    seg: Annotated[Path, typer.Argument(help="Segmentation: label map (.png/.npy) or BSDS .mat with 'segs'.")],
+    seg: Annotated[
+        Path,
+        typer.Argument(help="Result: label map (.png/.npy), BSDS .mat with 'segs' or 'ucm2', or a soft boundary PNG."),
+    ],
     gt: Annotated[Path, typer.Option("--gt", help="BSDS ground-truth .mat file.")],
+    nthresh: Annotated[
+        int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input (segs: one per segmentation).", min=1)
+    ] = 99,
+    kind: Annotated[
+        str, typer.Option("--kind", help="Input kind: auto, segs, ucm2 or boundary (soft boundary map).")
+    ] = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ):
-    """Score a segmentation against human ground truth: PRI, VOI and covering.
+    """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI.
 
-    A .mat file with several segmentations is scored per segmentation.
+    Several thresholds (a 'segs' cell, a ucm2, a soft boundary map) give one
+    row per threshold.
 
-    Example:
+    Examples:
       segensemble evaluate fused.png --gt groundTruth/val/3096.mat
+      segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
     """
-    from segensemble.evaluation.regions import region_scores
-    from segensemble.io import read_ground_truth, read_segmentations
+    from segensemble.evaluation.aggregate import fmeasure
+    from segensemble.evaluation.benchmark import KINDS, evaluate_image, load_result
+    from segensemble.io import read_ground_truth
 
-    segs = read_segmentations(seg)
+    if kind not in KINDS:
+        raise InputError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+    result = load_result(seg, kind)
     truth = read_ground_truth(gt)
     shape = truth.segmentations[0].shape
+    if result.shape != shape:
+        raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {shape}")
+    ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary")
+    b, r = ev.boundary, ev.region
     rows = []
-    for i, s in enumerate(segs):
-        if s.shape != shape:
-            raise InputError(f"{seg}: segmentation shape {s.shape} differs from the ground truth {gt} shape {shape}")
-        rows.append({"index": i + 1, **region_scores(s, truth)})
+    for k, t in enumerate(b.thresholds):
+        R = b.cntR[k] / b.sumR[k] if b.sumR[k] else 0.0
+        P = b.cntP[k] / b.sumP[k] if b.sumP[k] else 0.0
+        row = {"threshold": float(t), "recall": float(R), "precision": float(P), "f": float(fmeasure(R, P))}
+        if r is not None:
+            row.update(covering=float(r.cntR[k] / r.sumR[k]), pri=float(r.pri[k]), voi=float(r.voi[k]))
+        rows.append(row)
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
         return
-    table = Table("seg", "PRI", "VOI", "covering", "regions")
-    for r in rows:
-        table.add_row(str(r["index"]), f"{r['pri']:.4f}", f"{r['voi']:.4f}", f"{r['covering']:.4f}", str(r["n_segments"]))
+    cols = ["threshold", "recall", "precision", "f"] + (["covering", "pri", "voi"] if r is not None else [])
+    table = Table(*["t", "R", "P", "F", "covering", "PRI", "VOI"][: len(cols)])
+    for row in rows:
+        table.add_row(*[f"{row[c]:.4g}" if c == "threshold" else f"{row[c]:.4f}" for c in cols])
     out.print(table)
+
+
+@app.command()
+@_handle_errors
+def score(
+    results_dir: Annotated[Path, typer.Argument(help="Folder of results: <id>.mat (segs/ucm2), <id>.png or <id>.npy.")],
+    gt: Annotated[Path, typer.Option("--gt", help="Folder of BSDS ground truth <id>.mat; its ids are scored.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder for the official eval_*.txt files and more.")],
+    nthresh: Annotated[int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input.", min=1)] = 99,
+    what: Annotated[str, typer.Option("--what", help="Benchmarks to run: all, boundary or region.")] = "all",
+    kind: Annotated[str, typer.Option("--kind", help="Input kind: auto, segs, ucm2 or boundary.")] = "auto",
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
+    plot: Annotated[
+        Optional[Path], typer.Option("--plot", help="Write the precision/recall figure (needs the 'plot' extra).")
+    ] = None,
+    subset: Annotated[
+        bool, typer.Option("--subset", help="Score only the ids that have a result file (else missing ones fail).")
+    ] = False,
+):
+    """Berkeley benchmark of a folder of results: the official output files.
+
+    Writes eval_bdry.txt, eval_bdry_img.txt, eval_bdry_thr.txt, eval_cover.txt,
+    eval_cover_img.txt, eval_cover_th.txt, eval_RI_VOI.txt, eval_RI_VOI_thr.txt
+    (same columns as the official benchmark), summary.json and per_image.csv.
+    Per-image results are kept; a re-run resumes. Failed images are reported at
+    the end (exit code 1), the others are still scored.
+
+    Example:
+      segensemble score results/ --gt BSDS500/data/groundTruth/test --out eval/ --nthresh 99 --jobs 2 --plot pr.png
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from segensemble.score import ScoreConfig, score_results
+
+    if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    config = ScoreConfig(nthresh=nthresh, what=what, kind=kind)
+    progress = Progress(
+        TextColumn("score"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+    with progress:
+        task = progress.add_task("images", total=None)
+        summary = score_results(
+            results_dir, gt, out_dir, config=config, jobs=jobs, subset=subset,
+            progress=lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    table = Table(title=f"{summary['n_images']} images", title_justify="left")
+    for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
+        table.add_column(col)
+    if "boundary" in summary:
+        b = summary["boundary"]
+        table.add_row("boundary F", f"{b['ods']['f']:.4f}", f"{b['ois']['f']:.4f}", f"{b['ap']:.4f}",
+                      f"{b['ods']['threshold']:.4g}")
+    if "region" in summary:
+        rg = summary["region"]
+        table.add_row("covering", f"{rg['covering']['ods']:.4f}", f"{rg['covering']['ois']:.4f}",
+                      f"{rg['covering']['best']:.4f}", f"{rg['covering']['ods_threshold']:.4g}")
+        table.add_row("PRI", f"{rg['pri']['ods']:.4f}", f"{rg['pri']['ois']:.4f}", "", f"{rg['pri']['ods_threshold']:.4g}")
+        table.add_row("VOI", f"{rg['voi']['ods']:.4f}", f"{rg['voi']['ois']:.4f}", "", f"{rg['voi']['ods_threshold']:.4g}")
+    out.print(table)
+    out.print(f"results: {out_dir}", markup=False)
+    if plot is not None and "pr_curve" in summary:
+        from segensemble.evaluation.plot import plot_pr
+
+        c = summary["pr_curve"]
+        plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
+    if summary["failures"]:
+        for image_id, msg in summary["failures"].items():
+            err.print(f"failed: {image_id}: {msg}", markup=False)
+        raise typer.Exit(1)
 
 
 @app.command()

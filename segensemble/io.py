@@ -281,10 +281,10 @@ def read_ground_truth(path) -> GroundTruth:
         segs.append(_as_labels(seg, path, f"groundTruth{{{i + 1}}}.Segmentation"))
         try:
             bd = np.asarray(cell["Boundaries"][0, 0]).astype(bool)
-        except Exception:
-            from segensemble.evaluation.boundaries import seg2bdry
+        except Exception:  # no Boundaries field: derive them as BSDS did
+            from segensemble.evaluation.boundaries import seg2bdry, thin_boundaries
 
-            bd = seg2bdry(segs[-1])
+            bd = thin_boundaries(seg2bdry(segs[-1]))
         bdrys.append(bd)
         if segs[-1].shape != segs[0].shape or bd.shape != segs[0].shape:
             raise FileFormatError(f"{path}: annotation {i + 1} has shape {segs[-1].shape}, annotation 1 has {segs[0].shape}")

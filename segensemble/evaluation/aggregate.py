@@ -15,7 +15,18 @@ import numpy as np
 
 from segensemble.evaluation.regions import RegionCounts
 
-__all__ = ["official_rounding", "ImageRegionResult", "RegionSummary", "image_region_result", "collect_regions"]
+__all__ = [
+    "BoundarySummary",
+    "ImageRegionResult",
+    "RegionSummary",
+    "average_precision",
+    "collect_boundaries",
+    "collect_regions",
+    "fmeasure",
+    "image_region_result",
+    "interpolated_max_f",
+    "official_rounding",
+]
 
 
 @dataclass
@@ -196,4 +207,161 @@ def collect_regions(results: list[ImageRegionResult], *, official: bool = True) 
         voi_ods=float(voi_thr[iv]),
         voi_ois=float(np.mean(best_voi)),
         per_image=per_image,
+    )
+
+
+def fmeasure(R, P):
+    """Harmonic mean ``2PR / (P + R)``, 0 where both are 0 (benchmark ``fmeasure``).
+
+    Examples
+    --------
+    >>> float(fmeasure(0.5, 1.0)), float(fmeasure(0.0, 0.0))
+    (0.6666666666666666, 0.0)
+    """
+    R = np.asarray(R, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    s = P + R
+    return 2 * P * R / (s + (s == 0))
+
+
+def interpolated_max_f(thresholds, R, P) -> tuple[float, float, float, float]:
+    """Best F with linear interpolation between neighbouring thresholds (``maxF``).
+
+    100 points per interval (``linspace(0, 1)``), a strictly better F replaces
+    the current best, starting from the first threshold.
+
+    Returns
+    -------
+    bestT, bestR, bestP, bestF
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in interpolated_max_f([1, 2], [1.0, 0.0], [0.0, 1.0])]
+    [1.5051, 0.4949, 0.5051, 0.4999]
+    """
+    t = np.asarray(thresholds, dtype=np.float64)
+    R = np.asarray(R, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    best = (float(t[0]), float(R[0]), float(P[0]), float(fmeasure(R[0], P[0])))
+    d = np.linspace(0.0, 1.0, 100)
+    for i in range(1, len(t)):
+        tt = t[i] * d + t[i - 1] * (1 - d)
+        rr = R[i] * d + R[i - 1] * (1 - d)
+        pp = P[i] * d + P[i - 1] * (1 - d)
+        ff = fmeasure(rr, pp)
+        k = int(np.argmax(ff))
+        if ff[k] > best[3]:
+            best = (float(tt[k]), float(rr[k]), float(pp[k]), float(ff[k]))
+    return best
+
+
+def average_precision(R, P) -> float:
+    """Area under the PR curve as ``collect_eval_bdry.m``.
+
+    P is interpolated linearly on the unique recall values (the last threshold
+    of each tie group, as MATLAB's legacy ``unique``) at recalls 0:0.01:1;
+    points outside the recall range count 0; the sum is multiplied by 0.01.
+
+    Examples
+    --------
+    >>> round(average_precision([0.2, 0.5, 0.8], [0.9, 0.8, 0.6]), 4)
+    0.4725
+    """
+    R = np.asarray(R, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    order = np.argsort(R, kind="stable")
+    Rs, Ps = R[order], P[order]
+    last = np.r_[Rs[1:] != Rs[:-1], True]
+    Ru, Pu = Rs[last], Ps[last]
+    if len(Ru) < 2:
+        return 0.0
+    Ri = np.round(np.arange(101) * 0.01, 10)
+    Pi = np.interp(Ri, Ru, Pu, left=np.nan, right=np.nan)
+    Pi[np.isnan(Pi)] = 0.0
+    return float(Pi.sum() * 0.01)
+
+
+@dataclass
+class BoundarySummary:
+    """Dataset-level boundary scores (the ``eval_bdry*`` files)."""
+
+    thresholds: np.ndarray
+    R_thr: np.ndarray
+    P_thr: np.ndarray
+    F_thr: np.ndarray
+    ods_t: float
+    ods_R: float
+    ods_P: float
+    ods_F: float
+    ois_R: float
+    ois_P: float
+    ois_F: float
+    ap: float
+    per_image: list = field(default_factory=list)  # (bestT, bestR, bestP, bestF)
+
+    def to_dict(self) -> dict:
+        return {
+            "ods": {"threshold": self.ods_t, "recall": self.ods_R, "precision": self.ods_P, "f": self.ods_F},
+            "ois": {"recall": self.ois_R, "precision": self.ois_P, "f": self.ois_F},
+            "ap": self.ap,
+        }
+
+
+def _boundary_rounding(r):
+    return type(r)(thresholds=_g(r.thresholds), cntR=_g(r.cntR), sumR=_g(r.sumR), cntP=_g(r.cntP), sumP=_g(r.sumP))
+
+
+def collect_boundaries(results: list, *, official: bool = True) -> BoundarySummary:
+    """Aggregate per-image boundary counts as ``collect_eval_bdry.m``.
+
+    ODS: counts summed over images per threshold, best F with interpolation.
+    OIS: every image's best discrete threshold (the first maximum of F), counts
+    summed. AP: :func:`average_precision` of the dataset curve. Per image, the
+    interpolated best (bestT, R, P, F).
+
+    Parameters
+    ----------
+    results : list of ImageBoundaryResult
+    official : bool, default True
+        Round per-image values to six significant digits first, as the official
+        pipeline's intermediate text files do.
+
+    Examples
+    --------
+    >>> from segensemble.evaluation.benchmark import ImageBoundaryResult
+    >>> r = ImageBoundaryResult(np.array([1.0, 2.0]), np.array([8., 5.]), np.array([10., 10.]),
+    ...                         np.array([6., 5.]), np.array([10., 5.]))
+    >>> s = collect_boundaries([r])
+    >>> round(s.ois_F, 4), round(s.per_image[0][0], 4), round(s.per_image[0][3], 4)
+    (0.6857, 1.4343, 0.718)
+    """
+    if not results:
+        raise ValueError("results: expected at least one image")
+    n = len(results[0].thresholds)
+    tot = np.zeros((4, n))
+    best = np.zeros(4)
+    per_image = []
+    thresholds = None
+    for r in results:
+        if official:
+            r = _boundary_rounding(r)
+        thresholds = r.thresholds
+        R = _ratio(r.cntR, r.sumR)
+        P = _ratio(r.cntP, r.sumP)
+        F = fmeasure(R, P)
+        per_image.append(interpolated_max_f(r.thresholds, R, P))
+        tot += np.stack([r.cntR, r.sumR, r.cntP, r.sumP])
+        k = int(np.argmax(F))
+        best += [r.cntR[k], r.sumR[k], r.cntP[k], r.sumP[k]]
+    R = _ratio(tot[0], tot[1])
+    P = _ratio(tot[2], tot[3])
+    F = fmeasure(R, P)
+    bt, br, bp, bf = interpolated_max_f(thresholds, R, P)
+    ois_R = float(_ratio(best[0], best[1]))
+    ois_P = float(_ratio(best[2], best[3]))
+    return BoundarySummary(
+        thresholds=thresholds, R_thr=R, P_thr=P, F_thr=F,
+        ods_t=bt, ods_R=br, ods_P=bp, ods_F=bf,
+        ois_R=ois_R, ois_P=ois_P, ois_F=float(fmeasure(ois_R, ois_P)),
+        ap=average_precision(R, P), per_image=per_image,
     )

@@ -1,0 +1,58 @@
+"""Run one task per image, serially or in worker processes, collecting failures.
+
+Shared by ``bench`` and ``score``: tasks write their own per-image output
+atomically, so finished images survive an interruption and a re-run resumes.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+__all__ = ["run_tasks"]
+
+
+def _describe(exc: BaseException) -> str:
+    from segensemble.errors import InputError
+
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
+
+
+def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None):
+    """Call ``task(image_id, *args)`` for every id.
+
+    Returns
+    -------
+    results : dict id -> return value
+    failures : dict id -> one-line message
+        Every exception of a task is caught and reported here; the other
+        images go on.
+    """
+    results, failures = {}, {}
+    total = len(ids) + done_before if total is None else total
+
+    def tick():
+        if progress:
+            progress(done_before + len(results) + len(failures), total)
+
+    if jobs == 1 or len(ids) <= 1:
+        for image_id in ids:
+            try:
+                results[image_id] = task(image_id, *args)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except Exception as exc:  # noqa: BLE001 - reported per image
+                failures[image_id] = _describe(exc)
+            tick()
+        return results, failures
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        futures = {pool.submit(task, image_id, *args): image_id for image_id in ids}
+        for fut in as_completed(futures):
+            image_id = futures[fut]
+            try:
+                results[image_id] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - reported per image
+                failures[image_id] = _describe(exc)
+            tick()
+    return results, failures

@@ -1,0 +1,190 @@
+"""Exact pixel correspondence between two boundary maps (Berkeley benchmark).
+
+A machine pixel and a human pixel may be matched when their Euclidean distance
+is at most ``max_dist`` x the image diagonal; every pixel is matched at most
+once; the matching minimises ``sum(cost of matched pairs) + oc * (number of
+unmatched pixels)``, costs being distances rounded to 1/100 pixel and ``oc =
+100 x max_dist x diagonal`` (in pixels) — so it maximises the number of matches
+first and then minimises the total distance. The official code approximates
+this optimum with a sparse assignment solver and random outlier edges (its
+results vary in the 4th decimal); this module computes the exact optimum.
+
+Exact solution: candidate edges of the two pixel sets are found with one
+vectorised pass per integer offset inside the radius. Pixels without any
+candidate stay unmatched, and isolated single edges are matched directly. The
+rest is a rectangular assignment problem: one row per pixel of the smaller
+side, one column per pixel of the other side plus a private "unmatched" column
+per row costing ``2 oc``. Every row is assigned, so an assignment containing
+the matching M costs ``sum(cost of M) + 2 oc (rows - |M|)`` — the official
+objective ``sum(cost of M) + oc (n1 + n2 - 2|M|)`` minus a constant: the same
+optimum. SciPy's sparse LAPJV solver
+(``min_weight_full_bipartite_matching``) finds it exactly.
+
+References
+----------
+D. Martin, C. Fowlkes, J. Malik, "Learning to detect natural image boundaries
+using local brightness, color, and texture cues", IEEE TPAMI 26(5), 2004,
+Sec. 4 (benchmark correspondence); P. Arbelaez et al., TPAMI 2011.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+
+__all__ = ["correspond_pixels", "candidate_edges", "match_radius"]
+
+
+def match_radius(shape, max_dist: float = 0.0075) -> float:
+    """Matching radius in pixels: ``max_dist`` x the image diagonal.
+
+    Examples
+    --------
+    >>> round(match_radius((321, 481)), 3)
+    4.337
+    """
+    return float(max_dist) * float(np.hypot(shape[0], shape[1]))
+
+
+@lru_cache(maxsize=32)
+def _offsets(radius: float):
+    r = int(np.floor(radius))
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    d = np.hypot(dy, dx)
+    keep = d <= radius + 1e-9
+    dy, dx, d = dy[keep], dx[keep], d[keep]
+    order = np.argsort(d, kind="stable")
+    return dy[order], dx[order], np.round(d[order] * 100).astype(np.int64)
+
+
+def candidate_edges(bmap1: np.ndarray, bmap2: np.ndarray, radius: float):
+    """All pairs (pixel of bmap1, pixel of bmap2) within ``radius``.
+
+    Returns
+    -------
+    i, j : int arrays
+        Indices into ``np.flatnonzero(bmap1)`` and ``np.flatnonzero(bmap2)``.
+    cost : int64 array
+        Distance in 1/100 pixel, rounded.
+
+    Examples
+    --------
+    >>> a = np.zeros((3, 3), bool); a[1, 1] = True
+    >>> b = np.zeros((3, 3), bool); b[1, 2] = b[0, 0] = True
+    >>> i, j, c = candidate_edges(a, b, 1.5)
+    >>> sorted(zip(j.tolist(), c.tolist()))
+    [(0, 141), (1, 100)]
+    """
+    r = int(np.floor(radius))
+    h, w = bmap1.shape
+    wp = w + 2 * r
+    id2 = np.full((h + 2 * r, wp), -1, dtype=np.int64)
+    id2[r : r + h, r : r + w][bmap2] = np.arange(int(np.count_nonzero(bmap2)))
+    flat = id2.ravel()
+    y1, x1 = np.nonzero(bmap1)
+    base = (y1 + r) * wp + (x1 + r)
+    ii, jj, cc = [], [], []
+    for dy, dx, c in zip(*_offsets(radius)):
+        j = flat[base + (dy * wp + dx)]
+        hit = np.flatnonzero(j >= 0)
+        if len(hit):
+            ii.append(hit)
+            jj.append(j[hit])
+            cc.append(np.full(len(hit), c, dtype=np.int64))
+    if not ii:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z
+    return np.concatenate(ii), np.concatenate(jj), np.concatenate(cc)
+
+
+def _solve(i, j, c, n1, n2, oc):
+    """Optimal matching of an edge list; returns matched (i, j) pairs.
+
+    Rows are the pixels of the smaller side; columns the pixels of the other
+    side plus one private dummy per row at cost 2*oc. Every row is matched (to
+    a real column or its dummy), so a solution costs ``sum(c of M) + 2*oc*(r -
+    |M|)`` with r rows, which differs from ``sum(c of M) + oc*(n1 + n2 - 2|M|)``
+    by the constant ``oc*(|n1 - n2|)``: the same optimum, on a graph half the
+    size of the square formulation (and the solver is several times faster
+    with the smaller side as rows).
+    """
+    if n2 < n1:
+        b, a = _solve(j, i, c, n2, n1, oc)
+        return a, b
+    rows = np.concatenate([i, np.arange(n1)])
+    cols = np.concatenate([j, n2 + np.arange(n1)])
+    # +1 keeps every weight positive (a constant shift: every row is matched once).
+    data = np.concatenate([c, np.full(n1, 2 * oc)]).astype(np.float64) + 1.0
+    g = sp.csr_matrix((data, (rows, cols)), shape=(n1, n2 + n1))
+    row_ind, col_ind = min_weight_full_bipartite_matching(g)
+    real = col_ind < n2
+    return row_ind[real], col_ind[real]
+
+
+def correspond_pixels(bmap1, bmap2, max_dist: float = 0.0075):
+    """Match the pixels of two boundary maps (benchmark ``correspondPixels``).
+
+    Parameters
+    ----------
+    bmap1, bmap2 : (H, W) bool arrays
+        Machine and human boundary maps.
+    max_dist : float, default 0.0075
+        Matching radius as a fraction of the image diagonal.
+
+    Returns
+    -------
+    match1 : (H, W) bool
+        Pixels of ``bmap1`` that are matched.
+    match2 : (H, W) bool
+        Pixels of ``bmap2`` that are matched.
+
+    Examples
+    --------
+    >>> a = np.zeros((10, 10), bool); a[5, 2:8] = True
+    >>> b = np.zeros((10, 10), bool); b[6, 3:9] = True
+    >>> m1, m2 = correspond_pixels(a, b, max_dist=0.15)
+    >>> int(m1.sum()), int(m2.sum())
+    (6, 6)
+    """
+    b1 = np.asarray(bmap1, dtype=bool)
+    b2 = np.asarray(bmap2, dtype=bool)
+    if b1.shape != b2.shape:
+        from segensemble.errors import InputError
+
+        raise InputError(f"bmap2: expected the shape of bmap1 {b1.shape}, got {b2.shape}")
+    m1 = np.zeros(b1.shape, dtype=bool)
+    m2 = np.zeros(b2.shape, dtype=bool)
+    if not b1.any() or not b2.any():
+        return m1, m2
+    radius = match_radius(b1.shape, max_dist)
+    oc = int(round(100 * 100 * radius))
+    i, j, c = candidate_edges(b1, b2, radius)
+    if len(i) == 0:
+        return m1, m2
+    p1, p2 = _match_edges(i, j, c, oc)
+    m1.ravel()[np.flatnonzero(b1)[p1]] = True
+    m2.ravel()[np.flatnonzero(b2)[p2]] = True
+    return m1, m2
+
+
+def _match_edges(i, j, c, oc):
+    """Optimal matching restricted to pixels with candidates; single edges matched directly."""
+    ui, i = np.unique(i, return_inverse=True)
+    uj, j = np.unique(j, return_inverse=True)
+    n1, n2 = len(ui), len(uj)
+    deg1 = np.bincount(i, minlength=n1)
+    deg2 = np.bincount(j, minlength=n2)
+    single = (deg1[i] == 1) & (deg2[j] == 1)
+    out1, out2 = [ui[i[single]]], [uj[j[single]]]
+    rest = ~single
+    if rest.any():
+        ri, rj, rc = i[rest], j[rest], c[rest]
+        ki, ri = np.unique(ri, return_inverse=True)
+        kj, rj = np.unique(rj, return_inverse=True)
+        a, b = _solve(ri, rj, rc, len(ki), len(kj), oc)
+        out1.append(ui[ki[a]])
+        out2.append(uj[kj[b]])
+    return np.concatenate(out1), np.concatenate(out2)

@@ -1,0 +1,211 @@
+"""Batch Berkeley benchmark: score a folder of results against ground truth.
+
+Per-image counts are written as each image finishes (``per_image/<id>.json``);
+a re-run with the same settings skips finished images. At the end the official
+output files, ``summary.json`` and ``per_image.csv`` are written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from segensemble._atomic import atomic_write_text
+from segensemble._batch import run_tasks
+from segensemble._validation import check_int
+from segensemble.errors import InputError
+
+__all__ = ["ScoreConfig", "score_results", "RESULT_SUFFIXES"]
+
+RESULT_SUFFIXES = (".mat", ".png", ".npy", ".tif", ".tiff", ".pgm")
+WHAT = ("all", "boundary", "region")
+
+
+@dataclass
+class ScoreConfig:
+    """Benchmark settings; their hash decides whether stored per-image results are reused."""
+
+    nthresh: int = 99
+    what: str = "all"
+    kind: str = "auto"
+    max_dist: float = 0.0075
+
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.__dict__, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _find_result(results_dir: Path, image_id: str) -> Path:
+    for suffix in RESULT_SUFFIXES:
+        p = results_dir / f"{image_id}{suffix}"
+        if p.is_file():
+            return p
+    raise InputError(f"{results_dir / image_id}.*: no result file for image {image_id!r}")
+
+
+def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str) -> dict:
+    from segensemble.evaluation.benchmark import evaluate_image, load_result
+    from segensemble.io import read_ground_truth
+
+    path = _find_result(Path(results_dir), image_id)
+    result = load_result(path, config.kind)
+    gt_path = Path(gt_dir) / f"{image_id}.mat"
+    gt = read_ground_truth(gt_path)
+    if gt.segmentations[0].shape != result.shape:
+        raise InputError(f"{path}: shape {result.shape} does not match the ground truth {gt_path} {gt.segmentations[0].shape}")
+    ev = evaluate_image(
+        result, gt, nthresh=config.nthresh, boundary=config.what in ("all", "boundary"),
+        region=config.what in ("all", "region"), max_dist=config.max_dist,
+    )
+    record = {"id": image_id, "config": config.key(), "result": str(path), "evaluation": ev.to_dict()}
+    atomic_write_text(Path(out_dir) / "per_image" / f"{image_id}.json", json.dumps(record))
+    return record
+
+
+def _load_done(out: Path, ids, config: ScoreConfig) -> dict:
+    done = {}
+    for image_id in ids:
+        p = out / "per_image" / f"{image_id}.json"
+        if p.is_file():
+            try:
+                r = json.loads(p.read_text())
+            except (OSError, ValueError):
+                continue
+            if r.get("config") == config.key():
+                done[image_id] = r
+    return done
+
+
+def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    head = ["index", "id"]
+    if bsum:
+        head += ["bdry_threshold", "bdry_recall", "bdry_precision", "bdry_f"]
+    if rsum:
+        head += ["cover_threshold", "covering", "pri_best", "voi_best"]
+    w.writerow(head)
+    for k, image_id in enumerate(ids):
+        row = [k + 1, image_id]
+        if bsum:
+            row += [f"{x:.6g}" for x in bsum.per_image[k]]
+        if rsum:
+            reg = evaluations[k].region
+            row += [f"{rsum.per_image[k][0]:.6g}", f"{rsum.per_image[k][1]:.6g}",
+                    f"{reg.pri.max():.6g}", f"{reg.voi.min():.6g}"]
+        w.writerow(row)
+    return buf.getvalue()
+
+
+def score_results(
+    results_dir, gt_dir, out_dir, *, config: ScoreConfig | None = None, jobs: int = 1,
+    subset: bool = False, progress=None,
+) -> dict:
+    """Score every result file against its ground truth; write the official files.
+
+    Parameters
+    ----------
+    results_dir : path
+        ``<id>.mat`` (``segs`` or ``ucm2``), ``<id>.png`` / ``.npy`` label maps,
+        or soft boundary PNGs with ``config.kind='boundary'``.
+    gt_dir : path
+        ``<id>.mat`` BSDS ground truth; its ids define the images to score.
+    out_dir : path
+        Receives ``per_image/<id>.json``, the official ``eval_*.txt`` files,
+        ``summary.json`` and ``per_image.csv``.
+    config : ScoreConfig, optional
+        ``nthresh`` (99), ``what`` ('all' | 'boundary' | 'region'), ``kind``
+        ('auto' | 'segs' | 'ucm2' | 'boundary'), ``max_dist`` (0.0075).
+    jobs : int, default 1
+        Worker processes.
+    subset : bool, default False
+        Score only the ids that have a result file (otherwise a missing result
+        is a failure).
+    progress : callable, optional
+        ``progress(done, total)`` after every image.
+
+    Returns
+    -------
+    dict
+        The summary (also written to ``summary.json``), with ``failures``
+        mapping image ids to one-line messages.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.datasets import make_synthetic_dataset
+    >>> from segensemble.io import read_ground_truth, write_labels
+    >>> root = make_synthetic_dataset(tempfile.mkdtemp(), n_images=2, shape=(30, 40))
+    >>> gt_dir = root / "data" / "groundTruth" / "test"
+    >>> res = tempfile.mkdtemp()
+    >>> for p in sorted(gt_dir.glob("*.mat")):
+    ...     _ = write_labels(os.path.join(res, p.stem + ".png"), read_ground_truth(p).segmentations[0])
+    >>> s = score_results(res, gt_dir, tempfile.mkdtemp())
+    >>> s["n_images"], s["boundary"]["ods"]["f"] > 0.6, s["failures"]
+    (2, True, {})
+    """
+    from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
+    from segensemble.evaluation.benchmark import KINDS, ImageEvaluation
+    from segensemble.evaluation.official import write_official_files
+
+    config = config or ScoreConfig()
+    if config.what not in WHAT:
+        raise InputError(f"what: expected one of {WHAT}, got {config.what!r}")
+    if config.kind not in KINDS:
+        raise InputError(f"kind: expected one of {KINDS}, got {config.kind!r}")
+    if config.kind == "boundary" and config.what != "boundary":
+        raise InputError("what: soft boundary maps have no regions; use what='boundary'")
+    config.nthresh = check_int(config.nthresh, "nthresh", minimum=1)
+    if not 0 < float(config.max_dist) < 1:
+        raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
+    jobs = check_int(jobs, "jobs", minimum=1)
+    results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)
+    for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
+        if not d.is_dir():
+            raise InputError(f"{name}: {d} is not a folder")
+    ids = sorted(p.stem for p in gt_dir.glob("*.mat"))
+    if subset:
+        have = {p.stem for p in results_dir.iterdir() if p.suffix.lower() in RESULT_SUFFIXES}
+        ids = [i for i in ids if i in have]
+    if not ids:
+        raise InputError(f"gt_dir: no ground-truth .mat files{' with a result' if subset else ''} in {gt_dir}")
+    done = _load_done(out, ids, config)
+    todo = [i for i in ids if i not in done]
+    if progress:
+        progress(len(done), len(ids))
+    new, failures = run_tasks(
+        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out)), jobs=jobs,
+        progress=progress, done_before=len(done),
+    )
+    done.update(new)
+    scored = [i for i in ids if i in done]
+    summary = {
+        "results": str(results_dir), "ground_truth": str(gt_dir), "config": {**config.__dict__, "key": config.key()},
+        "n_images": len(scored), "failures": failures,
+    }
+    if scored:
+        evs = [ImageEvaluation.from_dict(done[i]["evaluation"]) for i in scored]
+        counts = {len(e.boundary.thresholds if e.boundary else e.region.thresholds) for e in evs}
+        if len(counts) > 1:
+            raise InputError(
+                f"results: images have different numbers of thresholds {sorted(counts)}; "
+                "the benchmark needs the same number for every image"
+            )
+        bsum = collect_boundaries([e.boundary for e in evs]) if evs[0].boundary is not None else None
+        rsum = collect_regions([e.region for e in evs]) if evs[0].region is not None else None
+        write_official_files(out, bsum, rsum)
+        atomic_write_text(out / "per_image.csv", _per_image_csv(scored, evs, bsum, rsum))
+        if bsum:
+            summary["boundary"] = bsum.to_dict()
+            summary["pr_curve"] = {"threshold": bsum.thresholds.tolist(), "recall": bsum.R_thr.tolist(),
+                                   "precision": bsum.P_thr.tolist()}
+        if rsum:
+            summary["region"] = rsum.to_dict()
+        summary["ids"] = scored
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    return summary
