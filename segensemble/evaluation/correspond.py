@@ -164,27 +164,33 @@ def correspond_pixels(bmap1, bmap2, max_dist: float = 0.0075):
     i, j, c = candidate_edges(b1, b2, radius)
     if len(i) == 0:
         return m1, m2
-    p1, p2 = _match_edges(i, j, c, oc)
+    p1, p2 = _match_edges(i, j, c, oc, int(np.count_nonzero(b1)), int(np.count_nonzero(b2)))
     m1.ravel()[np.flatnonzero(b1)[p1]] = True
     m2.ravel()[np.flatnonzero(b2)[p2]] = True
     return m1, m2
 
 
-def _match_edges(i, j, c, oc):
+def _compact(x: np.ndarray, n: int):
+    """(sorted distinct values, their rank for every element) of ids in 0..n-1, in O(n)."""
+    present = np.zeros(n, dtype=bool)
+    present[x] = True
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[x]
+
+
+def _match_edges(i, j, c, oc, n1, n2):
     """Optimal matching restricted to pixels with candidates; single edges matched directly."""
-    ui, i = np.unique(i, return_inverse=True)
-    uj, j = np.unique(j, return_inverse=True)
-    n1, n2 = len(ui), len(uj)
-    deg1 = np.bincount(i, minlength=n1)
-    deg2 = np.bincount(j, minlength=n2)
+    ui, i = _compact(i, n1)
+    uj, j = _compact(j, n2)
+    deg1 = np.bincount(i, minlength=len(ui))
+    deg2 = np.bincount(j, minlength=len(uj))
     single = (deg1[i] == 1) & (deg2[j] == 1)
     out1, out2 = [ui[i[single]]], [uj[j[single]]]
     rest = ~single
     if rest.any():
-        ri, rj, rc = i[rest], j[rest], c[rest]
-        ki, ri = np.unique(ri, return_inverse=True)
-        kj, rj = np.unique(rj, return_inverse=True)
-        a, b = _solve(ri, rj, rc, len(ki), len(kj), oc)
+        ki, ri = _compact(i[rest], len(ui))
+        kj, rj = _compact(j[rest], len(uj))
+        a, b = _solve(ri, rj, c[rest], len(ki), len(kj), oc)
         out1.append(ui[ki[a]])
         out2.append(uj[kj[b]])
     return np.concatenate(out1), np.concatenate(out2)
