@@ -9,7 +9,31 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
-__all__ = ["run_tasks"]
+import json
+from pathlib import Path
+
+__all__ = ["run_tasks", "load_finished"]
+
+
+def load_finished(out: Path, ids, key: str, required=()) -> dict:
+    """Per-image records already written by an earlier run with the same settings.
+
+    A record counts when ``out/per_image/<id>.json`` parses, carries
+    ``"config": key`` and every ``required`` file pattern (``'{id}'`` is
+    replaced by the image id) exists under ``out``.
+    """
+    done = {}
+    for image_id in ids:
+        p = out / "per_image" / f"{image_id}.json"
+        if not p.is_file() or not all((out / r.format(id=image_id)).is_file() for r in required):
+            continue
+        try:
+            record = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        if record.get("config") == key:
+            done[image_id] = record
+    return done
 
 
 def _describe(exc: BaseException) -> str:

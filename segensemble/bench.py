@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from segensemble._atomic import atomic_write_text
-from segensemble._batch import run_tasks
+from segensemble._batch import load_finished, run_tasks
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
 
@@ -80,20 +80,6 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     write_labels(out / "fused" / f"{image_id}.png", fused)
     atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(result, indent=1))
     return result
-
-
-def _load_done(out: Path, ids, config: BenchConfig) -> dict:
-    done = {}
-    for image_id in ids:
-        p = out / "per_image" / f"{image_id}.json"
-        if p.is_file() and (out / "fused" / f"{image_id}.png").is_file():
-            try:
-                r = json.loads(p.read_text())
-            except (OSError, ValueError):
-                continue
-            if r.get("config") == config.key():
-                done[image_id] = r
-    return done
 
 
 def _summarise(results: list[dict], config: BenchConfig) -> dict:
@@ -177,7 +163,7 @@ def run_bench(
         ids = ids[: check_int(limit, "limit", minimum=1)]
     if not ids:
         raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
-    done = _load_done(out, ids, config)
+    done = load_finished(out, ids, config.key(), required=("fused/{id}.png",))
     todo = [i for i in ids if i not in done]
     if progress:
         progress(len(done), len(ids))

@@ -78,6 +78,19 @@ def _main(
     _state["debug"] = debug
 
 
+def _with_progress(label: str, run):
+    """Call ``run(progress_callback)`` under a rich progress bar on stderr (terminals only)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+    with progress:
+        task = progress.add_task("images", total=None)
+        return run(lambda done, total: progress.update(task, completed=done, total=total))
+
+
 def _check_output(path: Path, allowed=(".png", ".npy", ".mat")) -> Path:
     if path.suffix.lower() not in allowed:
         raise InputError(f"--output: expected a file ending in {', '.join(allowed)}, got {str(path)!r}")
@@ -255,23 +268,15 @@ def score(
     Example:
       segensemble score results/ --gt BSDS500/data/groundTruth/test --out eval/ --nthresh 99 --jobs 2 --plot pr.png
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from segensemble.score import ScoreConfig, score_results
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
     config = ScoreConfig(nthresh=nthresh, what=what, kind=kind)
-    progress = Progress(
-        TextColumn("score"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, disable=not err.is_terminal,
+    summary = _with_progress(
+        "score",
+        lambda cb: score_results(results_dir, gt, out_dir, config=config, jobs=jobs, subset=subset, progress=cb),
     )
-    with progress:
-        task = progress.add_task("images", total=None)
-        summary = score_results(
-            results_dir, gt, out_dir, config=config, jobs=jobs, subset=subset,
-            progress=lambda done, total: progress.update(task, completed=done, total=total),
-        )
     table = Table(title=f"{summary['n_images']} images", title_justify="left")
     for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
         table.add_column(col)
@@ -348,8 +353,6 @@ def bench(
       segensemble bench
       segensemble bench --bsds BSDS500 --split val --out results/ --jobs 2
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from segensemble.bench import BenchConfig, run_bench
     from segensemble.pipeline import parse_segmenter_list
 
@@ -359,16 +362,12 @@ def bench(
         n_segments=segensemble._validation.check_n_segments(n_segments, "--n-segments"),
         seed=seed,
     )
-    progress = Progress(
-        TextColumn("bench"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, disable=not err.is_terminal,
+    summary = _with_progress(
+        "bench",
+        lambda cb: run_bench(
+            out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit, progress=cb
+        ),
     )
-    with progress:
-        task = progress.add_task("images", total=None)
-        summary = run_bench(
-            out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit,
-            progress=lambda done, total: progress.update(task, completed=done, total=total),
-        )
     table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split})", title_justify="left")
     for col in ("method", "PRI ↑", "VOI ↓", "covering ↑", "regions"):
         table.add_column(col)

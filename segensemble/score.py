@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from segensemble._atomic import atomic_write_text
-from segensemble._batch import run_tasks
+from segensemble._batch import load_finished, run_tasks
 from segensemble._validation import check_int
 from segensemble.errors import InputError
 
@@ -65,20 +65,6 @@ def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConf
     record = {"id": image_id, "config": config.key(), "result": str(path), "evaluation": ev.to_dict()}
     atomic_write_text(Path(out_dir) / "per_image" / f"{image_id}.json", json.dumps(record))
     return record
-
-
-def _load_done(out: Path, ids, config: ScoreConfig) -> dict:
-    done = {}
-    for image_id in ids:
-        p = out / "per_image" / f"{image_id}.json"
-        if p.is_file():
-            try:
-                r = json.loads(p.read_text())
-            except (OSError, ValueError):
-                continue
-            if r.get("config") == config.key():
-                done[image_id] = r
-    return done
 
 
 def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
@@ -174,7 +160,7 @@ def score_results(
         ids = [i for i in ids if i in have]
     if not ids:
         raise InputError(f"gt_dir: no ground-truth .mat files{' with a result' if subset else ''} in {gt_dir}")
-    done = _load_done(out, ids, config)
+    done = load_finished(out, ids, config.key())
     todo = [i for i in ids if i not in done]
     if progress:
         progress(len(done), len(ids))
