@@ -36,13 +36,14 @@ def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
     """
     from segensemble import segmenters
 
+    import inspect
+
     fn = segmenters.get(method)
-    try:
-        return fn(image, rng=rng, **params)
-    except TypeError as exc:
-        if "unexpected keyword" in str(exc):
-            raise InputError(f"params: {method}: {exc}") from exc
-        raise
+    valid = [p for p, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and p != "rng"]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise InputError(f"params: {method} has no parameter {unknown[0]!r}; expected one of {', '.join(valid)}")
+    return fn(image, rng=rng, **params)
 
 
 def parse_segmenter_spec(spec: str) -> tuple[str, dict]:

@@ -22,6 +22,13 @@ register = REGISTRY.register
 
 # Importing the modules registers them.
 from segensemble.segmenters import felzenszwalb as _felzenszwalb  # noqa: E402,F401
+from segensemble.segmenters import chanvese as _chanvese  # noqa: E402,F401
+from segensemble.segmenters import graphcut as _graphcut  # noqa: E402,F401
+from segensemble.segmenters import kmeans as _kmeans  # noqa: E402,F401
+from segensemble.segmenters import meanshift as _meanshift  # noqa: E402,F401
+from segensemble.segmenters import ncut as _ncut  # noqa: E402,F401
+from segensemble.segmenters import quickshift as _quickshift  # noqa: E402,F401
 from segensemble.segmenters import slic as _slic  # noqa: E402,F401
+from segensemble.segmenters import watershed as _watershed  # noqa: E402,F401
 
 __all__ = ["get", "available", "describe", "register"]

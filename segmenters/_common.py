@@ -1,0 +1,115 @@
+"""Helpers shared by the segmenters: parameter checks, soft memberships, region merging."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from segensemble.errors import InputError
+
+__all__ = ["check_positive", "check_choice", "softmax_memberships", "adjacent_pairs", "merge_small_regions",
+           "seed_of"]
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
+    """A finite positive (or non-negative) float parameter."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise InputError(f"{name}: expected a number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
+        raise InputError(f"{name}: expected a {'non-negative' if allow_zero else 'positive'} number, got {value!r}")
+    return v
+
+
+def check_choice(value, name: str, choices) -> str:
+    """One of a fixed set of strings."""
+    if value not in choices:
+        raise InputError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
+    return value
+
+
+def seed_of(gen: np.random.Generator) -> int:
+    """An int seed for libraries that take one (scikit-learn, scikit-image)."""
+    return int(gen.integers(0, 2**31 - 1))
+
+
+def softmax_memberships(cost: np.ndarray, temperature: float) -> np.ndarray:
+    """Row-wise softmax of ``-cost / temperature`` (float32 rows summing to 1).
+
+    Examples
+    --------
+    >>> softmax_memberships(np.array([[0.0, np.log(3.0)]]), 1.0).round(3).tolist()
+    [[0.75, 0.25]]
+    """
+    z = -cost / max(float(temperature), 1e-12)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
+
+
+def adjacent_pairs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unordered pairs of 4-adjacent regions (a < b) and their shared border length.
+
+    Examples
+    --------
+    >>> pairs, length = adjacent_pairs(np.array([[0, 0, 1], [2, 2, 1]]))
+    >>> pairs.tolist(), length.tolist()
+    ([[0, 1], [0, 2], [1, 2]], [1, 2, 1])
+    """
+    a = np.concatenate([labels[:, :-1].ravel(), labels[:-1, :].ravel()])
+    b = np.concatenate([labels[:, 1:].ravel(), labels[1:, :].ravel()])
+    d = a != b
+    lo, hi = np.minimum(a[d], b[d]).astype(np.int64), np.maximum(a[d], b[d]).astype(np.int64)
+    k = int(labels.max()) + 1
+    key, counts = np.unique(lo * k + hi, return_counts=True)
+    return np.stack([key // k, key % k], axis=1), counts
+
+
+def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int, max_passes: int = 20) -> np.ndarray:
+    """Merge every region smaller than ``min_size`` pixels into its most similar neighbour.
+
+    Similarity is the distance between mean feature vectors. Each pass merges
+    all small regions at once (union-find over the chosen pairs), so the cost is
+    a few vectorised passes, not one per region.
+
+    Returns
+    -------
+    (H, W) int32 labels numbered 0..k-1.
+
+    Examples
+    --------
+    >>> lab = np.array([[0, 0, 1, 1], [0, 0, 1, 2]])
+    >>> feat = np.array([[0.0, 0, 5, 5], [0, 0, 5, 4.5]])
+    >>> merge_small_regions(lab, feat, 2).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    from segensemble.features import region_means
+    from segensemble.segmentation import canonical_codes
+
+    lab = canonical_codes(labels.ravel())[0].reshape(labels.shape).astype(np.int64)
+    feats = features if features.ndim == 3 else features[:, :, None]
+    for _ in range(max_passes):
+        k = int(lab.max()) + 1
+        counts = np.bincount(lab.ravel(), minlength=k)
+        small = counts < min_size
+        if not small.any() or k == 1:
+            break
+        means = region_means(feats, lab)
+        pairs, _ = adjacent_pairs(lab)
+        both = np.concatenate([pairs, pairs[:, ::-1]])
+        src = both[small[both[:, 0]]]
+        if len(src) == 0:
+            break
+        dist = np.linalg.norm(means[src[:, 0]] - means[src[:, 1]], axis=1)
+        order = np.lexsort((dist, src[:, 0]))
+        src = src[order]
+        first = np.r_[True, src[1:, 0] != src[:-1, 0]]
+        chosen = src[first]
+        g = sp.coo_matrix((np.ones(len(chosen)), (chosen[:, 0], chosen[:, 1])), shape=(k, k))
+        _, comp = connected_components(g, directed=False)
+        lab = comp[lab]
+        lab = canonical_codes(lab.ravel())[0].reshape(lab.shape).astype(np.int64)
+    return lab.astype(np.int32)

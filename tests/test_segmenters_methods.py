@@ -1,0 +1,163 @@
+"""Method-specific tests: each would fail on a wrong implementation."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from segensemble import InputError, segment
+from segensemble.segmenters.graphcut import _expansion_move, alpha_expansion, potts_energy
+from segensemble.segmenters.kmeans import COLOUR_SPACES
+from segensemble.segmenters.ncut import discretize_yu_shi
+
+
+def _same_partition(a, b):
+    pairs = set(zip(a.ravel().tolist(), b.ravel().tolist()))
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+
+
+def _agreement(a, b):
+    """Fraction of pixels labelled alike after the best one-to-one matching of labels."""
+    from scipy.optimize import linear_sum_assignment
+
+    C = np.zeros((a.max() + 1, b.max() + 1))
+    np.add.at(C, (a.ravel(), b.ravel()), 1)
+    r, c = linear_sum_assignment(-C)
+    return C[r, c].sum() / a.size
+
+
+def _blocks(noise=0.03, seed=0):
+    truth = np.zeros((48, 64), dtype=int)
+    truth[:, 32:] = 1
+    truth[24:, :20] = 2
+    truth[30:, 40:] = 3
+    colours = np.array([[0.85, 0.2, 0.2], [0.2, 0.7, 0.25], [0.2, 0.3, 0.85], [0.9, 0.85, 0.3]])
+    img = colours[truth] + np.random.default_rng(seed).normal(0, noise, truth.shape + (3,))
+    return np.clip(img, 0, 1), truth
+
+
+# ------------------------------------------------------------------ graph cuts
+@pytest.mark.parametrize("seed", range(6))
+def test_expansion_move_is_the_optimal_expansion(seed):
+    rng = np.random.default_rng(seed)
+    h, w, k = 3, 3, 3
+    D = rng.random((h, w, k)) * 4
+    wr, wd = rng.random((h, w)) * 2, rng.random((h, w)) * 2
+    labels = rng.integers(0, k, (h, w))
+    for alpha in range(k):
+        moved = _expansion_move(labels, alpha, D, wr, wd)
+        best = min(
+            potts_energy(np.where(np.array(mask).reshape(h, w), alpha, labels), D, wr, wd)
+            for mask in itertools.product([False, True], repeat=h * w)
+        )
+        assert potts_energy(moved, D, wr, wd) == pytest.approx(best)
+        assert potts_energy(moved, D, wr, wd) <= potts_energy(labels, D, wr, wd) + 1e-9
+
+
+def test_alpha_expansion_energy_never_increases():
+    rng = np.random.default_rng(1)
+    D = rng.random((12, 12, 4)) * 3
+    wr, wd = np.full((12, 12), 0.8), np.full((12, 12), 0.8)
+    labels, energies = alpha_expansion(D, wr, wd, rng.integers(0, 4, (12, 12)), max_cycles=3)
+    assert all(b <= a for a, b in zip(energies, energies[1:]))
+    assert energies[-1] == pytest.approx(potts_energy(labels, D, wr, wd))
+
+
+def test_graphcut_recovers_noisy_blocks():
+    img, truth = _blocks(noise=0.06)
+    seg = segment(img, "graphcut", n_segments=4, texture_weight=0, rng=0)
+    assert _agreement(seg.labels, truth) > 0.99
+    assert np.allclose(seg.memberships.sum(axis=2), 1, atol=1e-5)
+
+
+# ------------------------------------------------------------------ ncut
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_ncut_recovers_k_flat_regions_exactly(k):
+    img, truth = _blocks(noise=0.0)
+    # K spatially connected flat regions: merge adjacent blocks for K < 4
+    truth = {4: np.array([0, 1, 2, 3]), 3: np.array([0, 1, 2, 1]), 2: np.array([0, 1, 0, 1])}[k][truth]
+    colours = np.array([[0.85, 0.2, 0.2], [0.2, 0.7, 0.25], [0.2, 0.3, 0.85], [0.9, 0.85, 0.3]])
+    seg = segment(colours[truth], "ncut", n_segments=k, n_superpixels=120, rng=0)
+    assert seg.n_segments == k
+    assert _same_partition(seg.labels, truth)
+
+
+def test_ncut_returns_exactly_k_regions_on_real_texture():
+    rng = np.random.default_rng(2)
+    img = rng.random((40, 40, 3))
+    for k in (2, 5, 9):
+        assert segment(img, "ncut", n_segments=k, n_superpixels=60, rng=0).n_segments == k
+
+
+def test_yu_shi_discretization_fills_every_cluster():
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(30, 6))
+    V[:, 0] += 10  # one dominant direction would leave clusters empty without the repair
+    labels = discretize_yu_shi(V, rng)
+    assert sorted(set(labels.tolist())) == list(range(6))
+
+
+def test_ncut_recursive_mode_runs():
+    img, _ = _blocks()
+    seg = segment(img, "ncut", mode="recursive", n_superpixels=80, rng=0)
+    assert seg.n_segments >= 2
+
+
+# ------------------------------------------------------------------ chan-vese
+@pytest.mark.parametrize("variant", ["morphological", "exact"])
+def test_chanvese_separates_two_phase_noisy_image(variant):
+    yy, xx = np.mgrid[0:60, 0:60]
+    truth = ((yy - 30) ** 2 + (xx - 28) ** 2 < 15**2).astype(int)
+    img = np.where(truth[..., None] == 1, [0.8, 0.7, 0.2], [0.2, 0.3, 0.6])
+    img = np.clip(img + np.random.default_rng(0).normal(0, 0.12, img.shape), 0, 1)
+    seg = segment(img, "chanvese", n_segments=2, variant=variant, n_iter=100, downsample=1)
+    agree = max(np.mean(seg.labels == truth), np.mean(seg.labels != truth))
+    assert agree > 0.97
+    assert np.allclose(seg.memberships.sum(axis=2), 1, atol=1e-5)
+    assert np.mean(seg.memberships.argmax(axis=2) == seg.labels) > 0.97
+
+
+def test_chanvese_multiphase_reaches_k():
+    img, truth = _blocks()
+    seg = segment(img, "chanvese", n_segments=4, n_iter=60, downsample=1)
+    assert seg.n_segments == 4
+    assert _agreement(seg.labels, truth) > 0.97  # curvature smoothing rounds the block corners
+
+
+# ------------------------------------------------------------------ k-means, mean shift, the rest
+@pytest.mark.parametrize("space", COLOUR_SPACES)
+def test_kmeans_every_colour_space_recovers_blocks(space):
+    img, truth = _blocks()
+    seg = segment(img, "kmeans", n_segments=4, colour_space=space, texture_weight=0, rng=0)
+    assert _agreement(seg.labels, truth) > 0.99, space
+    assert np.allclose(seg.memberships.sum(axis=2), 1, atol=1e-5)
+    assert np.array_equal(seg.memberships.argmax(axis=2), seg.labels)
+
+
+def test_meanshift_finds_the_blocks():
+    img, truth = _blocks(noise=0.01)
+    assert _same_partition(segment(img, "meanshift", min_size=30).labels, truth)
+
+
+@pytest.mark.parametrize("name, params", [("watershed", {"n_segments": 30}), ("quickshift", {}),
+                                          ("slic", {"n_segments": 30})])
+def test_oversegmenters_respect_the_block_boundaries(name, params):
+    img, truth = _blocks(noise=0.01)
+    seg = segment(img, name, rng=0, **params)
+    # every region lies (almost) inside one block
+    purity = sum(np.bincount(truth[seg.labels == r]).max() for r in range(seg.n_segments)) / truth.size
+    assert purity > 0.97
+
+
+def test_slic_memberships_prefer_the_own_superpixel():
+    img, _ = _blocks()
+    seg = segment(img, "slic", n_segments=12)
+    assert seg.memberships.shape[2] == seg.n_segments
+    # SLIC's connectivity step moves some pixels off their nearest centre; random memberships give ~1/12
+    assert np.mean(seg.memberships.argmax(axis=2) == seg.labels) > 0.85
+    assert segment(img, "slic", n_segments=400).memberships is None  # above the soft limit
+
+
+def test_unknown_parameter_lists_the_valid_ones():
+    with pytest.raises(InputError, match="no parameter 'bogus'.*n_segments"):
+        segment(np.zeros((8, 8, 3)), "slic", bogus=1)
