@@ -23,8 +23,13 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
+
+# "One core": pin every thread pool (BLAS, OpenMP) before numpy is imported.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
 import time
 from pathlib import Path
 

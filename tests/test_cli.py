@@ -195,3 +195,26 @@ def test_fuse_and_evaluate_a_bsds500_val_image(tmp_path, bsds_root):
     result = runner.invoke(app, ["evaluate", str(out), "--gt", str(ds.ground_truth_path("val", image_id))])
     assert result.exit_code == 0
     assert all(word in result.stdout for word in ("PRI", "VOI", "covering"))
+
+
+def test_segment_with_overlay(tmp_path, image_file):
+    out, ov = tmp_path / "seg.png", tmp_path / "overlay.png"
+    result = runner.invoke(app, ["segment", str(image_file), "-m", "ncut", "-k", "4", "-p", "n_superpixels=40",
+                                 "-o", str(out), "--overlay", str(ov)])
+    assert result.exit_code == 0, result.output
+    assert read_labels(out).max() == 3
+    from segensemble.io import read_image
+
+    assert read_image(ov).shape == (40, 60, 3)
+
+
+@pytest.mark.parametrize(
+    "args, word",
+    [(["-m", "nope"], "nope"), (["-p", "bogus=1"], "bogus"), (["-k", "0"], "n-segments"),
+     (["-p", "compactness=-1"], "compactness"), (["--overlay", "x.txt"], "--overlay")],
+)
+def test_segment_bad_input(tmp_path, image_file, args, word):
+    result = runner.invoke(app, ["segment", str(image_file), "-o", str(tmp_path / "out.png"), *args])
+    assert result.exit_code == 2, result.output
+    assert word in result.output
+    assert not (tmp_path / "out.png").exists()
