@@ -19,6 +19,11 @@ available = REGISTRY.available
 describe = REGISTRY.describe
 register = REGISTRY.register
 
+from segensemble.consensus.bestofk import BestOfK  # noqa: E402
+from segensemble.consensus.coassociation import KCC, Basic, Spectral  # noqa: E402
 from segensemble.consensus.eac import EAC  # noqa: E402
 
-__all__ = ["ConsensusClusterer", "EAC", "as_ensemble", "available", "describe", "get", "register"]
+__all__ = [
+    "Basic", "BestOfK", "ConsensusClusterer", "EAC", "KCC", "Spectral", "as_ensemble", "available", "describe",
+    "get", "register",
+]

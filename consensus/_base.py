@@ -35,6 +35,8 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
 
     Subclasses store their parameters in ``__init__``, declare
     ``_parameter_constraints`` and implement ``_fit(ensemble) -> labels``.
+    A subclass with a ``refine`` parameter (bool or number of passes) gets local
+    refinement (Zhou et al. 2023, Algorithm 3) applied after its own result.
     :meth:`fit` validates the parameters (errors name the parameter, the value
     and what is expected), converts the input to an :class:`Ensemble`, and
     stores ``labels_`` numbered ``0..K-1`` in order of first occurrence, so the
@@ -68,8 +70,13 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
             raise InputError(
                 f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
             )
-        labels = np.asarray(self._fit(ens))
-        self.labels_ = canonical_codes(labels)[0]
+        labels = canonical_codes(np.asarray(self._fit(ens)))[0]
+        passes = getattr(self, "refine", False)
+        if passes:
+            from segensemble.consensus._refine import local_refinement
+
+            labels = canonical_codes(local_refinement(ens, labels, n_iter=int(passes)))[0]
+        self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max()) + 1
         return self
 

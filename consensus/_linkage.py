@@ -3,12 +3,16 @@
 Objects carry weights (an atom of weight w stands for w identical objects). For
 single, complete and average linkage this is exact: identical objects merge at
 height 0 and the Lance-Williams update of average linkage uses cluster *weights*
-as sizes. Runs the nearest-neighbour-chain algorithm in O(n^2) time.
+as sizes. The greedy closest-pair algorithm with cached row minima and
+canonical tie-breaking is used, so tied distances (frequent with co-association
+values, multiples of 1/m) resolve the same way for weights and for copies.
 
 References
 ----------
-F. Murtagh, P. Contreras, "Algorithms for hierarchical clustering: an overview",
-WIREs Data Mining Knowl. Discov. 2(1), 2012 (nearest-neighbour chain).
+G. N. Lance, W. T. Williams, "A general theory of classificatory sorting
+strategies", Computer Journal 9(4), 1967; D. Müllner, "Modern hierarchical,
+agglomerative clustering algorithms", arXiv:1109.2378, 2011 (generic algorithm
+with nearest-neighbour caching).
 """
 
 from __future__ import annotations
@@ -21,7 +25,15 @@ LINKAGES = ("average", "single", "complete")
 
 
 def weighted_linkage(D: np.ndarray, weights: np.ndarray, method: str = "average") -> tuple[np.ndarray, np.ndarray]:
-    """Agglomerative merges of n objects (reducible linkages, NN-chain).
+    """Agglomerative merges of n weighted objects, ties broken canonically.
+
+    The globally closest pair of clusters is merged at every step; among equal
+    distances the pair with the smallest (row, column) representatives wins,
+    a cluster being represented by its smallest object index. This makes the
+    result independent of how objects are presented: an object of weight w and
+    w consecutive copies of it give the same merges (after the copies' zero-height
+    merges). Row minima are cached and only rows whose nearest cluster changed
+    are rescanned, so a merge costs O(n) in practice.
 
     Parameters
     ----------
@@ -33,53 +45,61 @@ def weighted_linkage(D: np.ndarray, weights: np.ndarray, method: str = "average"
     Returns
     -------
     merges : (n - 1, 2) int array
-        Object ids (cluster representatives) merged, sorted by height.
+        Representatives (smallest object index) of the clusters merged, in order.
     heights : (n - 1,) float array, non-decreasing
+
+    Examples
+    --------
+    >>> D = np.array([[0, 1, 4], [1, 0, 2], [4, 2, 0]], dtype=float)
+    >>> m, h = weighted_linkage(D, np.ones(3))
+    >>> m.tolist(), h.tolist()
+    ([[0, 1], [0, 2]], [1.0, 3.0])
     """
     n = D.shape[0]
     if n == 1:
         return np.zeros((0, 2), dtype=np.int64), np.zeros(0)
     size = weights.astype(np.float64).copy()
     np.fill_diagonal(D, np.inf)
+    argrow = np.argmin(D, axis=1)
+    rowmin = D[np.arange(n), argrow]
     merges, heights = [], []
-    chain: list[int] = []
-    active = np.ones(n, dtype=bool)
-    while len(merges) < n - 1:
-        if not chain:
-            chain.append(int(np.flatnonzero(active)[0]))
-        a = chain[-1]
-        row = D[a]
-        b = int(np.argmin(row))
-        if len(chain) > 1 and row[chain[-2]] <= row[b]:
-            b = chain[-2]
-        if len(chain) > 1 and b == chain[-2]:
-            chain.pop()
-            chain.pop()
-            h = D[a, b]
-            keep, drop = (a, b) if a < b else (b, a)
-            if method == "average":
-                new = (size[a] * D[a] + size[b] * D[b]) / (size[a] + size[b])
-            elif method == "single":
-                new = np.minimum(D[a], D[b])
-            else:
-                new = np.maximum(D[a], D[b])
-            new[~active] = np.inf
-            new[keep] = np.inf
-            new[drop] = np.inf
-            D[keep, :] = new
-            D[:, keep] = new
-            D[drop, :] = np.inf
-            D[:, drop] = np.inf
-            active[drop] = False
-            size[keep] += size[drop]
-            merges.append((keep, drop))
-            heights.append(h)
+    for _ in range(n - 1):
+        i = int(np.argmin(rowmin))
+        j = int(argrow[i])
+        a, b = (i, j) if i < j else (j, i)
+        h = D[a, b]
+        if method == "average":
+            new = (size[a] * D[a] + size[b] * D[b]) / (size[a] + size[b])
+        elif method == "single":
+            new = np.minimum(D[a], D[b])
         else:
-            chain.append(b)
-    merges = np.asarray(merges, dtype=np.int64)
-    heights = np.asarray(heights, dtype=np.float64)
-    order = np.argsort(heights, kind="stable")
-    return merges[order], heights[order]
+            new = np.maximum(D[a], D[b])
+        new[a] = np.inf
+        new[b] = np.inf
+        new[~np.isfinite(rowmin)] = np.inf
+        D[a, :] = new
+        D[:, a] = new
+        D[b, :] = np.inf
+        D[:, b] = np.inf
+        size[a] += size[b]
+        rowmin[b] = np.inf
+        merges.append((a, b))
+        heights.append(h)
+        # rows whose nearest cluster was a or b are rescanned; the others may now prefer a
+        stale = np.flatnonzero(((argrow == a) | (argrow == b)) & np.isfinite(rowmin))
+        stale = np.union1d(stale, [a])
+        better = (new < rowmin) | ((new == rowmin) & (a < argrow))
+        better[stale] = False
+        better &= np.isfinite(new)
+        rowmin[better] = new[better]
+        argrow[better] = a
+        if len(stale):
+            sub = D[stale]
+            argrow[stale] = np.argmin(sub, axis=1)
+            rowmin[stale] = sub[np.arange(len(stale)), argrow[stale]]
+        if not np.isfinite(rowmin).any():
+            break
+    return np.asarray(merges, dtype=np.int64), np.asarray(heights, dtype=np.float64)
 
 
 def cut_tree(merges: np.ndarray, n: int, n_clusters: int) -> np.ndarray:

@@ -30,6 +30,8 @@ class EAC(ConsensusClusterer):
     n_clusters : int or 'auto', default 'auto'
         Number of clusters K, or the lifetime criterion (K >= 2).
     linkage : {'average', 'single', 'complete'}, default 'average'
+    refine : bool or int, default False
+        Passes of local refinement (Zhou et al. 2023, Algorithm 3) afterwards.
 
     Attributes
     ----------
@@ -53,11 +55,13 @@ class EAC(ConsensusClusterer):
     _parameter_constraints: dict = {
         "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "linkage": [StrOptions(set(LINKAGES))],
+        "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
     }
 
-    def __init__(self, n_clusters="auto", *, linkage="average"):
+    def __init__(self, n_clusters="auto", *, linkage="average", refine=False):
         self.n_clusters = n_clusters
         self.linkage = linkage
+        self.refine = refine
 
     def _fit(self, ensemble):
         n = ensemble.n_objects
