@@ -86,7 +86,15 @@ def _maximin_init(space, w, k):
     return np.argmin(d, axis=1)
 
 
-def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), max_iter: int = 100):
+def _random_init(space, w, k, gen):
+    """K distinct objects drawn with probability proportional to weight, as starting centres."""
+    idx = gen.choice(len(w), size=k, replace=False, p=w / w.sum())
+    C = space.rows(np.sort(idx))
+    return np.argmin(space.centre_norms(C)[None, :] - 2 * space.cross(C), axis=1)
+
+
+def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), n_random: int = 0, rng=None, max_iter: int = 100,
+                    maximin: bool = True):
     """Weighted k-means from deterministic starts.
 
     Parameters
@@ -97,9 +105,14 @@ def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), max_iter: int = 10
     G : (D, D) array, optional
         Metric (positive semi-definite); None is Euclidean.
     init_labels : sequence of (n,) int arrays with values < k
-        Starting partitions (e.g. members with k clusters); a maximin start is
-        always added.
+        Starting partitions (e.g. members with k clusters).
+    n_random : int, default 0
+        Further starts from K random objects (drawn proportionally to weight).
+    rng : numpy Generator, optional
+        For the random starts.
     max_iter : int
+    maximin : bool, default True
+        Add the deterministic maximin start.
 
     Returns
     -------
@@ -117,7 +130,12 @@ def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), max_iter: int = 10
     w = np.asarray(weights, dtype=np.float64)
     space = _Space(X, G)
     k = min(k, len(w))
-    starts = [np.asarray(z) for z in init_labels] + [_maximin_init(space, w, k)]
+    starts = [np.asarray(z) for z in init_labels]
+    if maximin or not starts and not n_random:
+        starts.append(_maximin_init(space, w, k))
+    if n_random:
+        gen = rng if rng is not None else np.random.default_rng(0)
+        starts += [_random_init(space, w, k, gen) for _ in range(n_random)]
     best = None
     for z in starts:
         labels, inertia = _lloyd(space, w, z, k, max_iter)

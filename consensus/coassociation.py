@@ -21,8 +21,10 @@ __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
 
 _COMMON = {
     "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-    "n_init": [Interval(Integral, 0, None, closed="left")],
+    "init": [StrOptions({"members", "random"})],
+    "n_init": [Interval(Integral, 0, None, closed="left"), None],
     "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "random_state": ["random_state"],
 }
 
 
@@ -57,6 +59,19 @@ def _member_inits(ensemble, k, n_init):
     return [ensemble.labels[:, j] for j in range(ensemble.n_members) if ensemble.n_clusters[j] == k][:n_init]
 
 
+def _kmeans(est, X, ensemble, k, G=None):
+    """The estimator's k-means with its initialisation policy."""
+    from sklearn.utils import check_random_state
+
+    if est.init == "random":
+        n_init = 10 if est.n_init is None else est.n_init
+        seed = check_random_state(est.random_state).randint(0, 2**31 - 1)
+        return weighted_kmeans(X, ensemble.weights, k, G=G, n_random=max(n_init, 1),
+                               rng=np.random.default_rng(seed), maximin=False)
+    n_init = 3 if est.n_init is None else est.n_init
+    return weighted_kmeans(X, ensemble.weights, k, G=G, init_labels=_member_inits(ensemble, k, n_init))
+
+
 def _resolve_k(est, ensemble):
     return eigengap_n_clusters(ensemble) if est.n_clusters == "auto" else int(est.n_clusters)
 
@@ -75,8 +90,16 @@ class Basic(ConsensusClusterer):
     ----------
     n_clusters : int or 'auto', default 'auto'
         K, or the largest eigengap of the co-association spectrum.
-    n_init : int, default 3
-        Members with K clusters used as starting partitions.
+    init : {'members', 'random'}, default 'members'
+        ``'members'``: deterministic starts — members with K clusters (up to
+        ``n_init``) and a maximin start; invariant to relabelling and to
+        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
+        from K random objects (weight-proportional), the best kept — plain
+        k-means as in Zhou et al.'s experiments (reproduces their tables).
+    n_init : int, optional
+        Starts: default 3 member starts, or 10 random starts.
+    random_state : None or int
+        Seeds the random starts.
     refine : bool or int, default False
         Passes of local refinement (Algorithm 3) after the k-means.
 
@@ -94,17 +117,16 @@ class Basic(ConsensusClusterer):
 
     _parameter_constraints: dict = dict(_COMMON)
 
-    def __init__(self, n_clusters="auto", *, n_init=3, refine=False):
+    def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
         self.n_clusters = n_clusters
+        self.init = init
         self.n_init = n_init
         self.refine = refine
+        self.random_state = random_state
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        labels, self.inertia_ = weighted_kmeans(
-            ensemble.incidence, ensemble.weights, k, G=_gram(ensemble),
-            init_labels=_member_inits(ensemble, k, self.n_init),
-        )
+        labels, self.inertia_ = _kmeans(self, ensemble.incidence, ensemble, k, G=_gram(ensemble))
         return labels
 
 
@@ -128,7 +150,16 @@ class Spectral(ConsensusClusterer):
     ----------
     n_clusters : int or 'auto', default 'auto'
     variant : {'normalized', 'plain'}, default 'normalized'
-    n_init : int, default 3
+    init : {'members', 'random'}, default 'members'
+        ``'members'``: deterministic starts — members with K clusters (up to
+        ``n_init``) and a maximin start; invariant to relabelling and to
+        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
+        from K random objects (weight-proportional), the best kept — plain
+        k-means as in Zhou et al.'s experiments (reproduces their tables).
+    n_init : int, optional
+        Starts: default 3 member starts, or 10 random starts.
+    random_state : None or int
+        Seeds the random starts.
     refine : bool or int, default False
 
     References
@@ -145,11 +176,14 @@ class Spectral(ConsensusClusterer):
 
     _parameter_constraints: dict = {**_COMMON, "variant": [StrOptions({"normalized", "plain"})]}
 
-    def __init__(self, n_clusters="auto", *, variant="normalized", n_init=3, refine=False):
+    def __init__(self, n_clusters="auto", *, variant="normalized", init="members", n_init=None, refine=False,
+                 random_state=None):
         self.n_clusters = n_clusters
         self.variant = variant
+        self.init = init
         self.n_init = n_init
         self.refine = refine
+        self.random_state = random_state
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
@@ -170,7 +204,7 @@ class Spectral(ConsensusClusterer):
         if self.variant == "normalized":
             U = U / np.maximum(np.linalg.norm(U, axis=1, keepdims=True), 1e-300)
         self.eigenvalues_ = lam
-        labels, self.inertia_ = weighted_kmeans(U, w, k, init_labels=_member_inits(ensemble, k, self.n_init))
+        labels, self.inertia_ = _kmeans(self, U, ensemble, k)
         return labels
 
 
@@ -184,7 +218,16 @@ class KCC(ConsensusClusterer):
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
-    n_init : int, default 3
+    init : {'members', 'random'}, default 'members'
+        ``'members'``: deterministic starts — members with K clusters (up to
+        ``n_init``) and a maximin start; invariant to relabelling and to
+        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
+        from K random objects (weight-proportional), the best kept — plain
+        k-means as in Zhou et al.'s experiments (reproduces their tables).
+    n_init : int, optional
+        Starts: default 3 member starts, or 10 random starts.
+    random_state : None or int
+        Seeds the random starts.
     refine : bool or int, default False
 
     References
@@ -201,14 +244,14 @@ class KCC(ConsensusClusterer):
 
     _parameter_constraints: dict = dict(_COMMON)
 
-    def __init__(self, n_clusters="auto", *, n_init=3, refine=False):
+    def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
         self.n_clusters = n_clusters
+        self.init = init
         self.n_init = n_init
         self.refine = refine
+        self.random_state = random_state
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        labels, self.inertia_ = weighted_kmeans(
-            ensemble.incidence, ensemble.weights, k, init_labels=_member_inits(ensemble, k, self.n_init)
-        )
+        labels, self.inertia_ = _kmeans(self, ensemble.incidence, ensemble, k)
         return labels
