@@ -1,0 +1,91 @@
+"""Method-specific consensus tests: recovery, exact reformulations, refinement."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from segensemble import Ensemble, consensus
+from segensemble.consensus._refine import local_refinement
+from segensemble.consensus.bestofk import mirkin_distance_matrix
+from segensemble.consensus.coassociation import _gram
+from segensemble.datasets import rpm_ensemble
+
+RECOVERING = ["basic", "spectral", "kcc", "em", "vote", "hbgf", "eac"]
+
+
+@pytest.mark.parametrize("name", RECOVERING)
+def test_recovers_the_truth_under_moderate_noise(name):
+    L, z = rpm_ensemble(300, 10, 4, 0.3, rng=1)
+    labels = consensus.get(name)(n_clusters=4).fit(L).labels_
+    assert adjusted_rand_score(z, labels) > 0.95
+
+
+def test_basic_is_exactly_kmeans_on_the_rows_of_X():
+    """The metric G = H^T W H gives the same squared distances as the dense rows of X (times m^2)."""
+    rng = np.random.default_rng(0)
+    L, _ = rpm_ensemble(40, 5, 3, 0.3, rng=0)
+    w = rng.integers(1, 4, 40).astype(float)
+    ens = Ensemble.from_labels(L, w)
+    H = ens.incidence.toarray()
+    X = H @ H.T / 5
+    G = _gram(ens)
+    i, j = 3, 17
+    dense = np.sum(w * (X[i] - X[j]) ** 2)  # rows of X over weighted objects
+    assert dense == pytest.approx((H[i] - H[j]) @ G @ (H[i] - H[j]) / 25)
+    est = consensus.get("basic")(n_clusters=3).fit(ens)
+    # the reported inertia is the dense k-means objective (up to the 1/m^2 scale)
+    labels = est.labels_
+    dense_inertia = 0.0
+    for c in range(3):
+        sel = labels == c
+        centre = np.average(X[sel], axis=0, weights=w[sel])
+        dense_inertia += np.sum(w[sel] * (((X[sel] - centre) ** 2) * w[None, :]).sum(axis=1))
+    assert est.inertia_ / 25 == pytest.approx(dense_inertia)
+
+
+def test_refinement_improves_unbalanced_ensembles():
+    gains = []
+    for r in range(10):
+        L, z = rpm_ensemble(100, 20, 6, 0.45, p1=0.75, rng=r)
+        plain = consensus.get("basic")(n_clusters=6, init="random", random_state=r).fit(L).labels_
+        refined = local_refinement(Ensemble.from_labels(L), plain)
+        gains.append(adjusted_rand_score(z, refined) - adjusted_rand_score(z, plain))
+    assert np.mean(gains) > 0.2
+
+
+def test_local_refinement_weighted_atoms_equal_copies():
+    rng = np.random.default_rng(3)
+    L, _ = rpm_ensemble(30, 6, 3, 0.4, rng=3)
+    w = rng.integers(1, 5, 30)
+    init = rng.integers(0, 3, 30)
+    a = local_refinement(Ensemble.from_labels(L, w), init, n_iter=3)
+    b = local_refinement(Ensemble.from_labels(np.repeat(L, w, axis=0)), np.repeat(init, w), n_iter=3)
+    assert np.array_equal(np.repeat(a, w), b)
+
+
+def test_mirkin_distance_matches_pair_counting():
+    L = np.array([[0, 0], [0, 1], [1, 1], [1, 1]])
+    D = mirkin_distance_matrix(Ensemble.from_labels(L))
+    a, b = L[:, 0], L[:, 1]
+    disagree = sum((a[i] == a[j]) != (b[i] == b[j]) for i in range(4) for j in range(4))
+    assert D[0, 1] == disagree
+
+
+def test_em_memberships_and_likelihood():
+    L, z = rpm_ensemble(200, 8, 3, 0.3, rng=2)
+    est = consensus.get("em")(n_clusters=3).fit(L)
+    assert np.allclose(est.memberships_.sum(axis=1), 1)
+    assert np.isfinite(est.log_likelihood_) and est.n_iter_ >= 1
+
+
+def test_vote_reference_and_memberships():
+    L, z = rpm_ensemble(200, 8, 3, 0.3, rng=4)
+    est = consensus.get("vote")(n_clusters=3).fit(L)
+    assert est.reference_ is not None and np.allclose(est.memberships_.sum(axis=1), 1)
+    # no member has 7 clusters: the Basic consensus is the reference
+    assert consensus.get("vote")(n_clusters=7).fit(L).reference_ is None
+
+
+def test_eigengap_auto():
+    L, _ = rpm_ensemble(300, 10, 5, 0.2, rng=0)
+    assert consensus.get("basic")().fit(L).n_clusters_ == 5
