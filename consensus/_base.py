@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "as_ensemble"]
+__all__ = ["ConsensusClusterer", "as_ensemble", "N_CLUSTERS", "REFINE"]
+
+#: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
+N_CLUSTERS = [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})]
+REFINE = ["boolean", Interval(Integral, 0, None, closed="left")]
 
 
 def as_ensemble(X, sample_weight=None) -> Ensemble:

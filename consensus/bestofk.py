@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["BestOfK", "mirkin_distance_matrix"]
@@ -70,8 +67,8 @@ class BestOfK(ConsensusClusterer):
     """
 
     _parameter_constraints: dict = {
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "n_clusters": N_CLUSTERS,
+        "refine": REFINE,
     }
 
     def __init__(self, n_clusters="auto", *, refine=False):

@@ -13,17 +13,17 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
 
 _COMMON = {
-    "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+    "n_clusters": N_CLUSTERS,
     "init": [StrOptions({"members", "random"})],
     "n_init": [Interval(Integral, 0, None, closed="left"), None],
-    "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+    "refine": REFINE,
     "random_state": ["random_state"],
 }
 
@@ -76,8 +76,21 @@ def _resolve_k(est, ensemble):
     return eigengap_n_clusters(ensemble) if est.n_clusters == "auto" else int(est.n_clusters)
 
 
+class _KMeansConsensus(ConsensusClusterer):
+    """Shared parameters of the k-means based methods (Basic, KCC)."""
+
+    _parameter_constraints: dict = dict(_COMMON)
+
+    def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.refine = refine
+        self.random_state = random_state
+
+
 @REGISTRY.register("basic")
-class Basic(ConsensusClusterer):
+class Basic(_KMeansConsensus):
     """Basic label aggregation: k-means on the rows of the co-association matrix.
 
     Zhou, Dudeja & Amini's Algorithm 1. The rows of X live in n dimensions but
@@ -114,15 +127,6 @@ class Basic(ConsensusClusterer):
     >>> Basic(n_clusters=2).fit(L).labels_.tolist()
     [0, 0, 1, 1]
     """
-
-    _parameter_constraints: dict = dict(_COMMON)
-
-    def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
-        self.n_clusters = n_clusters
-        self.init = init
-        self.n_init = n_init
-        self.refine = refine
-        self.random_state = random_state
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
@@ -209,7 +213,7 @@ class Spectral(ConsensusClusterer):
 
 
 @REGISTRY.register("kcc")
-class KCC(ConsensusClusterer):
+class KCC(_KMeansConsensus):
     """K-means consensus clustering: k-means on the rows of H (Wu et al. 2015).
 
     The members' one-hot encodings are concatenated and clustered with
@@ -241,15 +245,6 @@ class KCC(ConsensusClusterer):
     >>> KCC(n_clusters=2).fit(L).labels_.tolist()
     [0, 0, 1, 1]
     """
-
-    _parameter_constraints: dict = dict(_COMMON)
-
-    def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
-        self.n_clusters = n_clusters
-        self.init = init
-        self.n_init = n_init
-        self.refine = refine
-        self.random_state = random_state
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from numbers import Integral
+from sklearn.utils._param_validation import StrOptions
 
-import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
-
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._linkage import LINKAGES, cut_tree, lifetime_n_clusters, weighted_linkage
 from segensemble.consensus._registry import REGISTRY
 
@@ -53,9 +50,9 @@ class EAC(ConsensusClusterer):
     """
 
     _parameter_constraints: dict = {
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_clusters": N_CLUSTERS,
         "linkage": [StrOptions(set(LINKAGES))],
-        "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "refine": REFINE,
     }
 
     def __init__(self, n_clusters="auto", *, linkage="average", refine=False):

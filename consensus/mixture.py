@@ -5,9 +5,9 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["EM"]
@@ -57,11 +57,11 @@ class EM(ConsensusClusterer):
     """
 
     _parameter_constraints: dict = {
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "n_clusters": N_CLUSTERS,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "smoothing": [Interval(Real, 0, None, closed="neither")],
-        "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "refine": REFINE,
     }
 
     def __init__(self, n_clusters="auto", *, max_iter=100, tol=1e-6, smoothing=1e-3, refine=False):

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["Vote", "align_to_reference"]
@@ -70,8 +67,8 @@ class Vote(ConsensusClusterer):
     """
 
     _parameter_constraints: dict = {
-        "n_clusters": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "refine": ["boolean", Interval(Integral, 0, None, closed="left")],
+        "n_clusters": N_CLUSTERS,
+        "refine": REFINE,
     }
 
     def __init__(self, n_clusters="auto", *, refine=False):

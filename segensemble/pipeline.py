@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from segensemble._validation import check_image, check_n_segments
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError

@@ -14,8 +14,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from segensemble._atomic import atomic_write_text
 from segensemble._batch import load_finished, run_tasks
 from segensemble._validation import check_int

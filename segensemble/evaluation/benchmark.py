@@ -14,8 +14,6 @@ Machine results come in the four kinds of the BSDS500 benchmark:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 from skimage.measure import label as cc_label
 

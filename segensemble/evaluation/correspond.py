@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 __all__ = ["correspond_pixels", "candidate_edges", "match_radius"]
 
