@@ -12,7 +12,7 @@ from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "as_ensemble", "N_CLUSTERS", "REFINE"]
+__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "N_CLUSTERS", "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
 N_CLUSTERS = [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})]
@@ -35,6 +35,36 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
                        features=X.features, names=X.names)
         return ens
     return Ensemble.from_labels(X, sample_weight)
+
+
+def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
+    """Merge objects with identical label rows into one object with the summed weight.
+
+    Heuristic solvers (METIS, random pivots) see different problems for an
+    object of weight w and for w copies of it; running them on the collapsed
+    ensemble makes both inputs the same problem.
+
+    Returns
+    -------
+    reduced : Ensemble
+    inverse : (n_objects,) int array
+        Row of ``reduced`` of every original object.
+
+    Examples
+    --------
+    >>> red, inv = collapse_duplicate_rows(Ensemble.from_labels([[0, 1], [0, 1], [1, 0]]))
+    >>> red.weights.tolist(), inv.tolist()
+    ([2.0, 1.0], [0, 0, 1])
+    """
+    from segensemble.ensemble import _signature_codes
+
+    key = _signature_codes([ensemble.labels[:, j] for j in range(ensemble.n_members)])
+    inverse, _ = canonical_codes(key)
+    n = int(inverse.max()) + 1
+    first = np.full(n, len(inverse), dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(len(inverse)))
+    weights = np.bincount(inverse, weights=ensemble.weights, minlength=n)
+    return Ensemble(ensemble.labels[first], weights, names=ensemble.names), inverse.astype(np.int64)
 
 
 class ConsensusClusterer(ClusterMixin, BaseEstimator):
@@ -77,7 +107,11 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
             raise InputError(
                 f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
             )
-        labels = canonical_codes(np.asarray(self._fit(ens)))[0]
+        if getattr(self, "_collapse_duplicates", False):
+            reduced, inverse = collapse_duplicate_rows(ens)
+            labels = canonical_codes(np.asarray(self._fit(reduced))[inverse])[0]
+        else:
+            labels = canonical_codes(np.asarray(self._fit(ens)))[0]
         passes = getattr(self, "refine", False)
         if passes:
             from segensemble.consensus._refine import local_refinement

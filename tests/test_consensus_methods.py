@@ -10,7 +10,7 @@ from segensemble.consensus.bestofk import mirkin_distance_matrix
 from segensemble.consensus.coassociation import _gram
 from segensemble.datasets import rpm_ensemble
 
-RECOVERING = ["basic", "spectral", "kcc", "em", "vote", "hbgf", "eac"]
+RECOVERING = ["basic", "spectral", "kcc", "em", "vote", "hbgf", "eac", "cspa", "hgpa", "mcla"]
 
 
 @pytest.mark.parametrize("name", RECOVERING)
@@ -89,3 +89,20 @@ def test_vote_reference_and_memberships():
 def test_eigengap_auto():
     L, _ = rpm_ensemble(300, 10, 5, 0.2, rng=0)
     assert consensus.get("basic")().fit(L).n_clusters_ == 5
+
+
+@pytest.mark.parametrize("name", ["hgpa", "mcla", "basic", "kcc", "spectral", "em", "vote", "hbgf"])
+def test_scalable_methods_recover_at_scale(name):
+    L, z = rpm_ensemble(20000, 10, 8, 0.3, rng=5)
+    assert adjusted_rand_score(z, consensus.get(name)(n_clusters=8).fit(L).labels_) > 0.95
+
+
+def test_pairwise_methods_refuse_beyond_the_dense_limit(monkeypatch):
+    import segensemble.ensemble as ens_mod
+    from segensemble import InputError
+
+    monkeypatch.setattr(ens_mod, "DENSE_OBJECT_LIMIT", 50)
+    L, _ = rpm_ensemble(200, 5, 3, 0.5, rng=0)
+    for name in ("cspa", "eac"):
+        with pytest.raises(InputError, match="limited to 50 objects"):
+            consensus.get(name)(n_clusters=3).fit(L)

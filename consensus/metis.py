@@ -1,0 +1,206 @@
+"""Strehl & Ghosh's graph-partitioning consensus functions: CSPA, HGPA, MCLA (METIS via pymetis)."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pymetis
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._registry import REGISTRY
+
+__all__ = ["CSPA", "HGPA", "MCLA", "metis_partition"]
+
+
+def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int = 0) -> np.ndarray:
+    """Partition a graph with METIS into ``n_parts`` balanced parts.
+
+    Parameters
+    ----------
+    adjacency : sparse (n, n) symmetric matrix with non-negative weights
+        Weights are scaled to integers (METIS takes integer weights): every
+        positive weight becomes ``max(1, round(1000 w / max w))``.
+    n_parts : int
+    vertex_weights : (n,) array, optional
+        Non-negative; rounded to integers.
+    seed : int
+
+    Returns
+    -------
+    (n,) int array of part ids.
+
+    References
+    ----------
+    G. Karypis, V. Kumar, "A fast and high quality multilevel scheme for
+    partitioning irregular graphs", SIAM J. Sci. Comput. 20(1), 1998.
+
+    Examples
+    --------
+    >>> A = sp.csr_matrix(np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6) + 0.01)
+    >>> p = metis_partition(A, 2)
+    >>> bool(len(set(p[:3])) == 1 and len(set(p[3:])) == 1 and p[0] != p[3])
+    True
+    """
+    A = sp.csr_matrix(adjacency, dtype=np.float64)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    n = A.shape[0]
+    if n_parts <= 1 or n <= 1:
+        return np.zeros(n, dtype=np.int64)
+    if A.nnz == 0:  # METIS needs edges; fall back to contiguous chunks of equal weight
+        return np.minimum((np.arange(n) * n_parts) // n, n_parts - 1)
+    A.sort_indices()
+    ew = np.maximum(1, np.round(1000 * A.data / A.data.max())).astype(np.int64)
+    vw = None
+    if vertex_weights is not None:
+        vw = np.maximum(0, np.round(np.asarray(vertex_weights, dtype=np.float64))).astype(np.int64).tolist()
+    result = pymetis.part_graph(
+        n_parts, pymetis.CSRAdjacency(A.indptr.tolist(), A.indices.tolist()), eweights=ew.tolist(),
+        vweights=vw, options=pymetis.Options(seed=int(seed)),
+    )
+    return np.asarray(result.vertex_part, dtype=np.int64)
+
+
+class _MetisConsensus(ConsensusClusterer):
+    _collapse_duplicates = True
+    _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE, "random_state": ["random_state"]}
+
+    def __init__(self, n_clusters="auto", *, refine=False, random_state=0):
+        self.n_clusters = n_clusters
+        self.refine = refine
+        self.random_state = random_state
+
+    def _k(self, ensemble):
+        from segensemble.consensus.coassociation import eigengap_n_clusters
+
+        return eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else int(self.n_clusters)
+
+    def _seed(self):
+        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+
+
+@REGISTRY.register("cspa")
+class CSPA(_MetisConsensus):
+    """Cluster-based similarity partitioning (Strehl & Ghosh 2002).
+
+    METIS partitions the similarity graph of the objects, edge weights being
+    the co-association (fraction of members that put two objects together),
+    vertex weights the object weights, into K balanced parts. Pairwise: needs
+    the dense co-association of the (collapsed) objects, so it refuses more
+    than :data:`segensemble.ensemble.DENSE_OBJECT_LIMIT` objects.
+
+    Parameters
+    ----------
+    n_clusters : int or 'auto', default 'auto'
+    refine : bool or int, default False
+    random_state : None or int, default 0
+        METIS seed.
+
+    References
+    ----------
+    A. Strehl, J. Ghosh, "Cluster ensembles — a knowledge reuse framework for
+    combining multiple partitions", JMLR 3, 2002.
+
+    Examples
+    --------
+    >>> L = np.array([[0, 0, 1], [0, 0, 0], [1, 1, 1], [1, 1, 1]])
+    >>> CSPA(n_clusters=2).fit(L).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    def _fit(self, ensemble):
+        X = ensemble.coassociation()
+        return metis_partition(sp.csr_matrix(X), self._k(ensemble), vertex_weights=ensemble.weights,
+                               seed=self._seed())
+
+
+@REGISTRY.register("hgpa")
+class HGPA(_MetisConsensus):
+    """Hypergraph partitioning consensus (Strehl & Ghosh 2002), on the star expansion.
+
+    Every cluster of every member is a hyperedge over its objects; HGPA cuts
+    the fewest hyperedges into K balanced parts. Strehl & Ghosh used hMETIS,
+    which has no maintained Python wheel; here the hypergraph is replaced by
+    its star expansion (each hyperedge becomes a vertex linked to its objects,
+    carrying the average object weight per hyperedge), a standard graph
+    surrogate, and partitioned with METIS.
+    Objects take the part of their vertex. O(nnz(H)).
+
+    Parameters
+    ----------
+    n_clusters : int or 'auto', default 'auto'
+    refine : bool or int, default False
+    random_state : None or int, default 0
+
+    References
+    ----------
+    A. Strehl, J. Ghosh, JMLR 3, 2002; C. J. Alpert, A. B. Kahng, "Recent
+    directions in netlist partitioning: a survey", Integration 19, 1995
+    (star expansion).
+
+    Examples
+    --------
+    >>> L = np.array([[0, 0, 1], [0, 0, 0], [1, 1, 1], [1, 1, 1]])
+    >>> HGPA(n_clusters=2).fit(L).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    def _fit(self, ensemble):
+        H = ensemble.incidence.multiply(ensemble.weights[:, None]).tocsr()
+        n, d = H.shape
+        A = sp.bmat([[None, H], [H.T, None]], format="csr")
+        # hyperedge vertices carry the average object weight per hyperedge: with zero weight, METIS's
+        # balancing degenerates on large inputs (ARI 0.07 instead of 0.996 at n = 3e4, m = 10, K = 10)
+        vw = np.concatenate([ensemble.weights, np.full(d, ensemble.weights.sum() / d)])
+        parts = metis_partition(A, self._k(ensemble), vertex_weights=vw, seed=self._seed())
+        return parts[:n]
+
+
+@REGISTRY.register("mcla")
+class MCLA(_MetisConsensus):
+    """Meta-clustering algorithm (Strehl & Ghosh 2002).
+
+    The clusters of all members form a meta-graph weighted by their (object
+    weighted) Jaccard similarity; METIS groups them into K meta-clusters; each
+    object goes to the meta-cluster with which it is most associated (the mean
+    of its indicator over the meta-cluster's clusters). Only the
+    (sum k_j)-square cluster graph is formed: O(nnz(H) K + (sum k_j)^2).
+
+    Parameters
+    ----------
+    n_clusters : int or 'auto', default 'auto'
+    refine : bool or int, default False
+    random_state : None or int, default 0
+
+    Attributes
+    ----------
+    memberships_ : (n_objects, K)
+        Association of every object with every meta-cluster, normalised.
+
+    References
+    ----------
+    A. Strehl, J. Ghosh, JMLR 3, 2002.
+
+    Examples
+    --------
+    >>> L = np.array([[0, 0, 1], [0, 0, 0], [1, 1, 1], [1, 1, 1]])
+    >>> MCLA(n_clusters=2).fit(L).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    def _fit(self, ensemble):
+        H, w = ensemble.incidence, ensemble.weights
+        G = (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
+        size = np.diag(G)
+        union = size[:, None] + size[None, :] - G
+        J = np.divide(G, union, out=np.zeros_like(G), where=union > 0)
+        k = self._k(ensemble)
+        meta = metis_partition(sp.csr_matrix(J), k, seed=self._seed())
+        k = int(meta.max()) + 1
+        M = sp.csr_matrix((np.ones(len(meta)), (np.arange(len(meta)), meta)), shape=(len(meta), k))
+        counts = np.asarray(M.sum(axis=0)).ravel()
+        assoc = np.asarray((H @ M).toarray()) / np.maximum(counts, 1)[None, :]
+        self.memberships_ = assoc / np.maximum(assoc.sum(axis=1, keepdims=True), 1e-300)
+        return np.argmax(assoc, axis=1)
