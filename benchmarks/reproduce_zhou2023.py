@@ -99,7 +99,9 @@ def run(p: float, reps_bal: int, reps_unbal: int, seed: int = 0):
                     continue
                 for refined in (False, True):
                     extra = {"random_state": r} if "random_state" in consensus.get(name)().get_params() else {}
-                    est = consensus.get(name)(n_clusters=K, refine=refined, **params, **extra)
+                    # CC-Pivot and BOEM choose their own number of clusters, as in the paper
+                    k = "auto" if name in ("ccpivot", "boem") else K
+                    est = consensus.get(name)(n_clusters=k, refine=refined, **params, **extra)
                     ari = adjusted_rand_score(z, est.fit(ens).labels_)
                     scores.setdefault((row, refined), {}).setdefault(s, []).append(ari)
     return {key: [float(np.mean(v[s])) for s in SETS] for key, v in scores.items()}

@@ -22,13 +22,14 @@ register = REGISTRY.register
 from segensemble.consensus.bestofk import BestOfK  # noqa: E402
 from segensemble.consensus.bipartite import HBGF  # noqa: E402
 from segensemble.consensus.coassociation import KCC, Basic, Spectral  # noqa: E402
+from segensemble.consensus.correlation import BOEM, CCPivot  # noqa: E402
 from segensemble.consensus.eac import EAC  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "Basic", "BestOfK", "CSPA", "ConsensusClusterer", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "Spectral",
+    "BOEM", "Basic", "BestOfK", "CCPivot", "CSPA", "ConsensusClusterer", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "Spectral",
     "Vote", "as_ensemble",
     "available", "describe",
     "get", "register",

@@ -106,3 +106,47 @@ def test_pairwise_methods_refuse_beyond_the_dense_limit(monkeypatch):
     for name in ("cspa", "eac"):
         with pytest.raises(InputError, match="limited to 50 objects"):
             consensus.get(name)(n_clusters=3).fit(L)
+
+
+def test_correlation_cost_matches_pair_sum():
+    from segensemble.consensus.correlation import correlation_cost
+
+    rng = np.random.default_rng(0)
+    L, _ = rpm_ensemble(12, 4, 3, 0.3, rng=0)
+    w = rng.integers(1, 4, 12).astype(float)
+    ens = Ensemble.from_labels(L, w)
+    X = ens.coassociation()
+    z = rng.integers(0, 3, 12)
+    brute = sum(w[i] * w[j] * ((1 - X[i, j]) if z[i] == z[j] else X[i, j]) for i in range(12) for j in range(i + 1, 12))
+    assert correlation_cost(ens, z) == pytest.approx(brute)
+
+
+@pytest.mark.parametrize("k", ["auto", 3])
+def test_boem_ends_in_a_local_minimum_below_its_start(k):
+    from segensemble.consensus.correlation import correlation_cost
+
+    L, _ = rpm_ensemble(40, 6, 3, 0.5, rng=2)
+    ens = Ensemble.from_labels(L)
+    est = consensus.get("boem")(n_clusters=k).fit(ens)
+    start = consensus.get("bestofk")(n_clusters=k).fit(ens).labels_
+    z = est.labels_
+    assert est.cost_ == pytest.approx(correlation_cost(ens, z))
+    assert est.cost_ <= correlation_cost(ens, start) + 1e-9
+    c = int(z.max()) + 1
+    targets = range(c + 1) if k == "auto" else range(c)
+    for i in range(len(z)):
+        for b in targets:
+            if b == z[i] or (k != "auto" and np.sum(z == z[i]) == 1):
+                continue
+            moved = z.copy()
+            moved[i] = b
+            assert correlation_cost(ens, moved) >= est.cost_ - 1e-9
+
+
+def test_ccpivot_recovers_and_degree_pivot_is_deterministic():
+    L, z = rpm_ensemble(300, 10, 4, 0.3, rng=1)
+    # a greedy 3-approximation: with the 0.25 threshold noisy objects bridge clusters (cross X up to 0.7 here)
+    assert adjusted_rand_score(z, consensus.get("ccpivot")(n_clusters=4).fit(L).labels_) > 0.8
+    assert adjusted_rand_score(z, consensus.get("ccpivot")(n_clusters=4, threshold=0.4).fit(L).labels_) > 0.95
+    a = consensus.get("ccpivot")(pivot="degree").fit(L).labels_
+    assert np.array_equal(a, consensus.get("ccpivot")(pivot="degree").fit(L).labels_)
