@@ -71,7 +71,8 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
     """Base of every consensus method: scikit-learn estimator conventions.
 
     Subclasses store their parameters in ``__init__``, declare
-    ``_parameter_constraints`` and implement ``_fit(ensemble) -> labels``.
+    ``_parameter_constraints`` and implement ``_fit(ensemble) -> labels``; the
+    default parameters are ``n_clusters`` (int or 'auto') and ``refine``.
     A subclass with a ``refine`` parameter (bool or number of passes) gets local
     refinement (Zhou et al. 2023, Algorithm 3) applied after its own result.
     :meth:`fit` validates the parameters (errors name the parameter, the value
@@ -80,7 +81,11 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
     output is the same for any relabelling of the input members.
     """
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE}
+
+    def __init__(self, n_clusters="auto", *, refine=False):
+        self.n_clusters = n_clusters
+        self.refine = refine
 
     def fit(self, X, y=None, sample_weight=None):
         """Compute the consensus of an ensemble.

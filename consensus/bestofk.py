@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._registry import REGISTRY
 
-__all__ = ["BestOfK", "mirkin_distance_matrix"]
+__all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member"]
 
 
 def mirkin_distance_matrix(ensemble) -> np.ndarray:
@@ -31,6 +31,32 @@ def mirkin_distance_matrix(ensemble) -> np.ndarray:
             joint = np.bincount(L[:, a].astype(np.int64) * ks[b] + L[:, b], weights=w, minlength=ks[a] * ks[b])
             D[a, b] = D[b, a] = self_sq[a] + self_sq[b] - 2 * np.sum(joint**2)
     return D
+
+
+def medoid_member(ensemble, n_clusters="auto"):
+    """The member with the smallest summed Mirkin distance to the others.
+
+    With an integer ``n_clusters`` only members with that many clusters compete;
+    returns None when there is none.
+
+    Returns
+    -------
+    index : int or None
+    costs : (n_members,) array of summed distances
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> medoid_member(Ensemble.from_labels([[0, 0, 1], [0, 0, 0], [1, 1, 1]]))[0]
+    0
+    """
+    cost = mirkin_distance_matrix(ensemble).sum(axis=1)
+    cand = np.arange(ensemble.n_members)
+    if n_clusters != "auto":
+        cand = cand[np.array(ensemble.n_clusters) == int(n_clusters)]
+        if not len(cand):
+            return None, cost
+    return int(cand[np.argmin(cost[cand])]), cost
 
 
 @REGISTRY.register("bestofk")
@@ -66,21 +92,10 @@ class BestOfK(ConsensusClusterer):
     ([0, 0, 1, 1], 0)
     """
 
-    _parameter_constraints: dict = {
-        "n_clusters": N_CLUSTERS,
-        "refine": REFINE,
-    }
-
-    def __init__(self, n_clusters="auto", *, refine=False):
-        self.n_clusters = n_clusters
-        self.refine = refine
-
     def _fit(self, ensemble):
-        cost = mirkin_distance_matrix(ensemble).sum(axis=1)
-        cand = np.arange(ensemble.n_members)
-        if self.n_clusters != "auto":
-            same = cand[np.array(ensemble.n_clusters) == int(self.n_clusters)]
-            cand = same if len(same) else cand
-        self.best_member_ = int(cand[np.argmin(cost[cand])])
+        best, cost = medoid_member(ensemble, self.n_clusters)
+        if best is None:  # no member has K clusters: all compete
+            best, cost = medoid_member(ensemble)
+        self.best_member_ = best
         self.mirkin_costs_ = cost
         return ensemble.labels[:, self.best_member_]

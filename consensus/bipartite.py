@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import eigh
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 
@@ -41,15 +41,6 @@ class HBGF(ConsensusClusterer):
     >>> HBGF(n_clusters=2).fit(L).labels_.tolist()
     [0, 0, 1, 1]
     """
-
-    _parameter_constraints: dict = {
-        "n_clusters": N_CLUSTERS,
-        "refine": REFINE,
-    }
-
-    def __init__(self, n_clusters="auto", *, refine=False):
-        self.n_clusters = n_clusters
-        self.refine = refine
 
     def _fit(self, ensemble):
         from segensemble.consensus.coassociation import _member_inits, _resolve_k

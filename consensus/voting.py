@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["Vote", "align_to_reference"]
@@ -66,25 +66,17 @@ class Vote(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    _parameter_constraints: dict = {
-        "n_clusters": N_CLUSTERS,
-        "refine": REFINE,
-    }
-
-    def __init__(self, n_clusters="auto", *, refine=False):
-        self.n_clusters = n_clusters
-        self.refine = refine
-
     def _fit(self, ensemble):
-        from segensemble.consensus.bestofk import mirkin_distance_matrix
+        from segensemble.consensus.bestofk import medoid_member
         from segensemble.consensus.coassociation import Basic
 
-        cost = mirkin_distance_matrix(ensemble).sum(axis=1)
-        ks = np.array(ensemble.n_clusters)
-        k = int(ks[np.argmin(cost)]) if self.n_clusters == "auto" else int(self.n_clusters)
-        cand = np.flatnonzero(ks == k)
-        if len(cand):
-            self.reference_ = int(cand[np.argmin(cost[cand])])
+        if self.n_clusters == "auto":
+            self.reference_, _ = medoid_member(ensemble)
+            k = ensemble.n_clusters[self.reference_]
+        else:
+            k = int(self.n_clusters)
+            self.reference_, _ = medoid_member(ensemble, k)
+        if self.reference_ is not None:
             ref = ensemble.labels[:, self.reference_]
         else:
             self.reference_ = None
