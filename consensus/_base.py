@@ -12,7 +12,7 @@ from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "N_CLUSTERS", "REFINE"]
+__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "seed_from", "N_CLUSTERS", "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
 N_CLUSTERS = [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})]
@@ -35,6 +35,19 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
                        features=X.features, names=X.names)
         return ens
     return Ensemble.from_labels(X, sample_weight)
+
+
+def seed_from(random_state) -> int:
+    """An int seed from a scikit-learn ``random_state`` (None, int or RandomState).
+
+    Examples
+    --------
+    >>> seed_from(0) == seed_from(0)
+    True
+    """
+    from sklearn.utils import check_random_state
+
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
 def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:

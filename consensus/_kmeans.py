@@ -25,8 +25,7 @@ class _Space:
         self.G = G
         if self.sparse:
             XG = X @ G if G is not None else X
-            self.row_norms = np.asarray(X.multiply(XG).sum(axis=1)).ravel() if G is not None else np.asarray(
-                X.multiply(X).sum(axis=1)).ravel()
+            self.row_norms = np.asarray(X.multiply(XG).sum(axis=1)).ravel()
         else:
             self.row_norms = (X**2).sum(axis=1)
 

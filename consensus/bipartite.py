@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import eigh
 
 from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
@@ -43,19 +42,16 @@ class HBGF(ConsensusClusterer):
     """
 
     def _fit(self, ensemble):
-        from segensemble.consensus.coassociation import _member_inits, _resolve_k
+        from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
 
         k = _resolve_k(self, ensemble)
         H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)
         # pixel-level normalised biadjacency: rows 1/sqrt(m), columns 1/sqrt(d2); atoms scaled by sqrt(w)
         An = H.multiply(np.sqrt(w)[:, None]).multiply(1.0 / np.sqrt(m * d2)[None, :]).tocsr()
-        gram = (An.T @ An).toarray()
-        d = gram.shape[0]
-        kk = min(k, d)
-        lam, V = eigh(gram, subset_by_index=[d - kk, d - 1])
-        sv = np.sqrt(np.maximum(lam, 1e-300))
-        U = np.asarray(An @ V) / sv[None, :] / np.sqrt(w)[:, None]  # pixel-level left vectors
+        _, U, V = _top_singular_vectors(An, k)
+        d = An.shape[1]
+        U = U / np.sqrt(w)[:, None]  # pixel-level left vectors
         Zo = U / np.sqrt(m)
         Zc = V / np.sqrt(d2)[:, None]
         Z = np.vstack([Zo, Zc])

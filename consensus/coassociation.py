@@ -13,7 +13,7 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 
@@ -55,17 +55,29 @@ def eigengap_n_clusters(ensemble, max_clusters: int = 20) -> int:
     return int(np.argmax(gaps)) + 2
 
 
+def _top_singular_vectors(A, k):
+    """Top-k singular triplets of a sparse (n, d) matrix with small d, via its Gram matrix.
+
+    Returns (squared singular values, descending; left vectors (n, k); right vectors (d, k)).
+    """
+    gram = (A.T @ A).toarray()
+    d = gram.shape[0]
+    kk = min(k, d)
+    lam, V = eigh(gram, subset_by_index=[d - kk, d - 1])
+    lam, V = lam[::-1], V[:, ::-1]
+    U = np.asarray(A @ V) / np.sqrt(np.maximum(lam, 1e-300))[None, :]
+    return lam, U, V
+
+
 def _member_inits(ensemble, k, n_init):
     return [ensemble.labels[:, j] for j in range(ensemble.n_members) if ensemble.n_clusters[j] == k][:n_init]
 
 
 def _kmeans(est, X, ensemble, k, G=None):
     """The estimator's k-means with its initialisation policy."""
-    from sklearn.utils import check_random_state
-
     if est.init == "random":
         n_init = 10 if est.n_init is None else est.n_init
-        seed = check_random_state(est.random_state).randint(0, 2**31 - 1)
+        seed = seed_from(est.random_state)
         return weighted_kmeans(X, ensemble.weights, k, G=G, n_random=max(n_init, 1),
                                rng=np.random.default_rng(seed), maximin=False)
     n_init = 3 if est.n_init is None else est.n_init
@@ -197,13 +209,8 @@ class Spectral(ConsensusClusterer):
             scale = w / deg
         else:
             scale = w
-        Hs = H.multiply(np.sqrt(scale)[:, None]).tocsr()
-        gram = (Hs.T @ Hs).toarray() / m
-        d = gram.shape[0]
-        kk = min(k, d)
-        lam, V = eigh(gram, subset_by_index=[d - kk, d - 1])
-        lam, V = lam[::-1], V[:, ::-1]
-        U = np.asarray(Hs @ V) / np.sqrt(m) / np.sqrt(np.maximum(lam, 1e-300))[None, :]
+        A = H.multiply(np.sqrt(scale / m)[:, None]).tocsr()  # X (pixel level) = A A^T, atoms scaled
+        lam, U, _ = _top_singular_vectors(A, k)
         U = U / np.sqrt(w)[:, None]  # entries of the pixel-level eigenvectors
         if self.variant == "normalized":
             U = U / np.maximum(np.linalg.norm(U, axis=1, keepdims=True), 1e-300)

@@ -13,10 +13,9 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["CCPivot", "BOEM", "correlation_cost"]
@@ -160,7 +159,7 @@ class CCPivot(ConsensusClusterer):
     def _fit(self, ensemble):
         X = ensemble.coassociation()
         w = ensemble.weights
-        gen = np.random.default_rng(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        gen = np.random.default_rng(seed_from(self.random_state))
         runs = 1 if self.pivot == "degree" else self.n_init
         best = None
         for _ in range(runs):

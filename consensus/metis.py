@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pymetis
 import scipy.sparse as sp
-from sklearn.utils import check_random_state
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["CSPA", "HGPA", "MCLA", "metis_partition"]
@@ -73,12 +72,12 @@ class _MetisConsensus(ConsensusClusterer):
         self.random_state = random_state
 
     def _k(self, ensemble):
-        from segensemble.consensus.coassociation import eigengap_n_clusters
+        from segensemble.consensus.coassociation import _resolve_k
 
-        return eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else int(self.n_clusters)
+        return _resolve_k(self, ensemble)
 
     def _seed(self):
-        return int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        return seed_from(self.random_state)
 
 
 @REGISTRY.register("cspa")
