@@ -19,7 +19,7 @@ from skimage.color import lab2rgb
 from segensemble._atomic import atomic_write_bytes
 from segensemble._validation import check_int, check_random_state
 from segensemble.errors import InputError
-from segensemble.evaluation.boundaries import seg2bdry, thin_boundaries
+from segensemble.evaluation.boundaries import ground_truth_boundaries
 from segensemble.io import write_image
 from segensemble.segmentation import canonical_codes
 
@@ -123,7 +123,7 @@ def _ground_truth_mat(annotations) -> bytes:
     for i, ann in enumerate(annotations):
         cell[0, i] = {
             "Segmentation": ann.astype(np.uint16),
-            "Boundaries": thin_boundaries(seg2bdry(ann)).astype(np.uint8),
+            "Boundaries": ground_truth_boundaries(ann).astype(np.uint8),
         }
     buf = _io.BytesIO()
     scipy.io.savemat(buf, {"groundTruth": cell}, do_compression=True)

@@ -12,7 +12,25 @@ from multiprocessing import get_context
 import json
 from pathlib import Path
 
-__all__ = ["run_tasks", "load_finished"]
+__all__ = ["run_tasks", "load_finished", "settings_key"]
+
+
+def settings_key(settings) -> str:
+    """Short stable hash of a settings dataclass; stored results are reused only under the same key.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class S:
+    ...     a: int = 1
+    >>> settings_key(S()) == settings_key(S()) != settings_key(S(2))
+    True
+    """
+    import hashlib
+
+    text = json.dumps(settings.__dict__, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def load_finished(out: Path, ids, key: str, required=()) -> dict:

@@ -6,7 +6,6 @@ interrupted run loses at most the images in flight and a re-run resumes.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 import zlib
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from segensemble._atomic import atomic_write_text
-from segensemble._batch import load_finished, run_tasks
+from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
 
@@ -38,8 +37,7 @@ class BenchConfig:
     params: dict = field(default_factory=dict)
 
     def key(self) -> str:
-        text = json.dumps(self.__dict__, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return settings_key(self)
 
 
 def _image_seed(seed: int, image_id: str) -> int:

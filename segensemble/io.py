@@ -282,9 +282,9 @@ def read_ground_truth(path) -> GroundTruth:
         try:
             bd = np.asarray(cell["Boundaries"][0, 0]).astype(bool)
         except Exception:  # no Boundaries field: derive them as BSDS did
-            from segensemble.evaluation.boundaries import seg2bdry, thin_boundaries
+            from segensemble.evaluation.boundaries import ground_truth_boundaries
 
-            bd = thin_boundaries(seg2bdry(segs[-1]))
+            bd = ground_truth_boundaries(segs[-1])
         bdrys.append(bd)
         if segs[-1].shape != segs[0].shape or bd.shape != segs[0].shape:
             raise FileFormatError(f"{path}: annotation {i + 1} has shape {segs[-1].shape}, annotation 1 has {segs[0].shape}")

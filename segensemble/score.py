@@ -8,14 +8,13 @@ output files, ``summary.json`` and ``per_image.csv`` are written.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from segensemble._atomic import atomic_write_text
-from segensemble._batch import load_finished, run_tasks
+from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int
 from segensemble.errors import InputError
 
@@ -35,7 +34,7 @@ class ScoreConfig:
     max_dist: float = 0.0075
 
     def key(self) -> str:
-        return hashlib.sha256(json.dumps(self.__dict__, sort_keys=True).encode()).hexdigest()[:16]
+        return settings_key(self)
 
 
 def _find_result(results_dir: Path, image_id: str) -> Path:

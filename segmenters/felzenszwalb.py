@@ -6,8 +6,8 @@ import numpy as np
 import skimage.segmentation
 
 from segensemble._validation import check_image, check_int, check_random_state
-from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation
+from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["felzenszwalb"]
@@ -59,10 +59,8 @@ def felzenszwalb(
     2
     """
     img = check_image(image)
-    if not np.isfinite(scale) or scale <= 0:
-        raise InputError(f"scale: expected a positive number, got {scale!r}")
-    if not np.isfinite(sigma) or sigma < 0:
-        raise InputError(f"sigma: expected a non-negative number, got {sigma!r}")
+    scale = check_positive(scale, "scale")
+    sigma = check_positive(sigma, "sigma", allow_zero=True)
     min_size = check_int(min_size, "min_size", minimum=1)
     check_random_state(rng)
     if n_segments is None:

@@ -7,10 +7,9 @@ import skimage.segmentation
 from scipy import ndimage
 
 from segensemble._validation import check_image, check_int, check_random_state
-from segensemble.errors import InputError
 from segensemble.features import lab_colour, region_means
 from segensemble.segmentation import Segmentation
-from segensemble.segmenters._common import softmax_memberships
+from segensemble.segmenters._common import check_positive, softmax_memberships
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["slic"]
@@ -89,10 +88,8 @@ def slic(
     """
     img = check_image(image)
     n = check_int(n_segments, "n_segments", minimum=1)
-    if not np.isfinite(compactness) or compactness <= 0:
-        raise InputError(f"compactness: expected a positive number, got {compactness!r}")
-    if not np.isfinite(sigma) or sigma < 0:
-        raise InputError(f"sigma: expected a non-negative number, got {sigma!r}")
+    compactness = check_positive(compactness, "compactness")
+    sigma = check_positive(sigma, "sigma", allow_zero=True)
     check_random_state(rng)
     labels = skimage.segmentation.slic(
         img, n_segments=n, compactness=float(compactness), sigma=float(sigma), start_label=0,

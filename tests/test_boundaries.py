@@ -7,7 +7,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from segensemble.evaluation.aggregate import average_precision, fmeasure, interpolated_max_f
-from segensemble.evaluation.boundaries import boundary_counts, seg2bdry, thin_boundaries
+from segensemble.evaluation.boundaries import boundary_counts, ground_truth_boundaries, seg2bdry
 from segensemble.evaluation.correspond import candidate_edges, correspond_pixels, match_radius
 from segensemble.io import read_ground_truth
 
@@ -28,7 +28,7 @@ def test_thinned_seg2bdry_reproduces_bsds_ground_truth_boundaries(bsds_root):
     for f in files:
         gt = read_ground_truth(f)
         for seg, bd in zip(gt.segmentations, gt.boundaries):
-            assert np.array_equal(thin_boundaries(seg2bdry(seg)), bd), f.name
+            assert np.array_equal(ground_truth_boundaries(seg), bd), f.name
             n += 1
     assert n >= 60
 
