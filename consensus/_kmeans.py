@@ -97,8 +97,38 @@ def _random_init(space, w, k, gen):
     return np.argmin(space.centre_norms(C)[None, :] - 2 * space.cross(C), axis=1)
 
 
+def _kmeanspp_init(space, w, k, gen):
+    """Greedy k-means++ seeding (Arthur & Vassilvitskii 2007) with object weights.
+
+    Each new centre is drawn with probability proportional to ``w_i D(x_i)^2``;
+    of ``2 + log k`` draws the one that lowers the weighted potential most is kept.
+    """
+    n = len(w)
+    trials = 2 + int(np.log(k))
+
+    def dist_to(idx):
+        C = space.rows(idx)
+        return np.maximum(space.row_norms[:, None] - 2 * space.cross(C) + space.centre_norms(C)[None, :], 0.0)
+
+    centres = [int(gen.choice(n, p=w / w.sum()))]
+    dmin = dist_to([centres[0]])[:, 0]
+    for _ in range(1, k):
+        pot = w * dmin
+        if pot.sum() <= 0:  # every object sits on a centre: any further object will do
+            rest = np.setdiff1d(np.arange(n), centres)
+            cand = np.array([int(gen.choice(rest))])
+        else:
+            cand = gen.choice(n, size=trials, p=pot / pot.sum())
+        D = np.minimum(dmin[:, None], dist_to(cand))
+        best = int(np.argmin(w @ D))
+        centres.append(int(cand[best]))
+        dmin = D[:, best]
+    C = space.rows(centres)
+    return np.argmin(space.centre_norms(C)[None, :] - 2 * space.cross(C), axis=1)
+
+
 def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), n_random: int = 0, rng=None, max_iter: int = 100,
-                    maximin: bool = True):
+                    maximin: bool = True, random_init: str = "random"):
     """Weighted k-means from deterministic starts.
 
     Parameters
@@ -111,12 +141,15 @@ def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), n_random: int = 0,
     init_labels : sequence of (n,) int arrays with values < k
         Starting partitions (e.g. members with k clusters).
     n_random : int, default 0
-        Further starts from K random objects (drawn proportionally to weight).
+        Further random starts (see ``random_init``).
     rng : numpy Generator, optional
         For the random starts.
     max_iter : int
     maximin : bool, default True
         Add the deterministic maximin start.
+    random_init : {'random', 'k-means++'}, default 'random'
+        The random starts: K objects drawn proportionally to weight, or
+        greedy k-means++ seeding.
 
     Returns
     -------
@@ -139,7 +172,8 @@ def weighted_kmeans(X, weights, k, *, G=None, init_labels=(), n_random: int = 0,
         starts.append(_maximin_init(space, w, k))
     if n_random:
         gen = rng if rng is not None else np.random.default_rng(0)
-        starts += [_random_init(space, w, k, gen) for _ in range(n_random)]
+        draw = _kmeanspp_init if random_init == "k-means++" else _random_init
+        starts += [draw(space, w, k, gen) for _ in range(n_random)]
     best = None
     for z in starts:
         labels, inertia = _lloyd(space, w, z, k, max_iter)

@@ -21,11 +21,31 @@ __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
 
 _COMMON = {
     "n_clusters": N_CLUSTERS,
-    "init": [StrOptions({"members", "random"})],
+    "init": [StrOptions({"members", "random", "k-means++"})],
     "n_init": [Interval(Integral, 0, None, closed="left"), None],
     "refine": REFINE,
     "random_state": ["random_state"],
 }
+
+
+_KMEANS_PARAMETERS = """\
+    init : {'members', 'random', 'k-means++'}, default 'members'
+        ``'members'``: deterministic starts — members with K clusters (up to
+        ``n_init``) and a maximin start; invariant to relabelling and to
+        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
+        from K random objects (weight-proportional); ``'k-means++'``: ``n_init``
+        greedy k-means++ seedings; the best run is kept.
+    n_init : int, optional
+        Starts: default 3 member starts, or 10 random starts.
+    random_state : None or int
+        Seeds the random starts.
+"""
+
+
+def _with_kmeans_parameters(cls):
+    """Fill the shared k-means parameter documentation into a class docstring."""
+    cls.__doc__ = cls.__doc__.replace("{kmeans_parameters}", _KMEANS_PARAMETERS)
+    return cls
 
 
 def _gram(ensemble) -> np.ndarray:
@@ -75,11 +95,11 @@ def _member_inits(ensemble, k, n_init):
 
 def _kmeans(est, X, ensemble, k, G=None):
     """The estimator's k-means with its initialisation policy."""
-    if est.init == "random":
+    if est.init in ("random", "k-means++"):
         n_init = 10 if est.n_init is None else est.n_init
         seed = seed_from(est.random_state)
         return weighted_kmeans(X, ensemble.weights, k, G=G, n_random=max(n_init, 1),
-                               rng=np.random.default_rng(seed), maximin=False)
+                               rng=np.random.default_rng(seed), maximin=False, random_init=est.init)
     n_init = 3 if est.n_init is None else est.n_init
     return weighted_kmeans(X, ensemble.weights, k, G=G, init_labels=_member_inits(ensemble, k, n_init))
 
@@ -102,6 +122,7 @@ class _KMeansConsensus(ConsensusClusterer):
 
 
 @REGISTRY.register("basic")
+@_with_kmeans_parameters
 class Basic(_KMeansConsensus):
     """Basic label aggregation: k-means on the rows of the co-association matrix.
 
@@ -115,17 +136,7 @@ class Basic(_KMeansConsensus):
     ----------
     n_clusters : int or 'auto', default 'auto'
         K, or the largest eigengap of the co-association spectrum.
-    init : {'members', 'random'}, default 'members'
-        ``'members'``: deterministic starts — members with K clusters (up to
-        ``n_init``) and a maximin start; invariant to relabelling and to
-        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
-        from K random objects (weight-proportional), the best kept — plain
-        k-means as in Zhou et al.'s experiments (reproduces their tables).
-    n_init : int, optional
-        Starts: default 3 member starts, or 10 random starts.
-    random_state : None or int
-        Seeds the random starts.
-    refine : bool or int, default False
+{kmeans_parameters}    refine : bool or int, default False
         Passes of local refinement (Algorithm 3) after the k-means.
 
     References
@@ -147,6 +158,7 @@ class Basic(_KMeansConsensus):
 
 
 @REGISTRY.register("spectral")
+@_with_kmeans_parameters
 class Spectral(ConsensusClusterer):
     """Spectral label aggregation: k-means on the top-K eigenvectors of X.
 
@@ -166,17 +178,7 @@ class Spectral(ConsensusClusterer):
     ----------
     n_clusters : int or 'auto', default 'auto'
     variant : {'normalized', 'plain'}, default 'normalized'
-    init : {'members', 'random'}, default 'members'
-        ``'members'``: deterministic starts — members with K clusters (up to
-        ``n_init``) and a maximin start; invariant to relabelling and to
-        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
-        from K random objects (weight-proportional), the best kept — plain
-        k-means as in Zhou et al.'s experiments (reproduces their tables).
-    n_init : int, optional
-        Starts: default 3 member starts, or 10 random starts.
-    random_state : None or int
-        Seeds the random starts.
-    refine : bool or int, default False
+{kmeans_parameters}    refine : bool or int, default False
 
     References
     ----------
@@ -220,6 +222,7 @@ class Spectral(ConsensusClusterer):
 
 
 @REGISTRY.register("kcc")
+@_with_kmeans_parameters
 class KCC(_KMeansConsensus):
     """K-means consensus clustering: k-means on the rows of H (Wu et al. 2015).
 
@@ -229,17 +232,7 @@ class KCC(_KMeansConsensus):
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
-    init : {'members', 'random'}, default 'members'
-        ``'members'``: deterministic starts — members with K clusters (up to
-        ``n_init``) and a maximin start; invariant to relabelling and to
-        replacing weighted objects by copies. ``'random'``: ``n_init`` starts
-        from K random objects (weight-proportional), the best kept — plain
-        k-means as in Zhou et al.'s experiments (reproduces their tables).
-    n_init : int, optional
-        Starts: default 3 member starts, or 10 random starts.
-    random_state : None or int
-        Seeds the random starts.
-    refine : bool or int, default False
+{kmeans_parameters}    refine : bool or int, default False
 
     References
     ----------

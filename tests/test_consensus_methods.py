@@ -150,3 +150,26 @@ def test_ccpivot_recovers_and_degree_pivot_is_deterministic():
     assert adjusted_rand_score(z, consensus.get("ccpivot")(n_clusters=4, threshold=0.4).fit(L).labels_) > 0.95
     a = consensus.get("ccpivot")(pivot="degree").fit(L).labels_
     assert np.array_equal(a, consensus.get("ccpivot")(pivot="degree").fit(L).labels_)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means++"])
+def test_random_starts_are_seeded_and_recover_the_truth(init):
+    L, z = rpm_ensemble(300, 10, 4, 0.3, rng=1)
+    for name in ("basic", "kcc"):
+        a = consensus.get(name)(n_clusters=4, init=init, random_state=3).fit(L)
+        b = consensus.get(name)(n_clusters=4, init=init, random_state=3).fit(L)
+        assert np.array_equal(a.labels_, b.labels_)
+        assert adjusted_rand_score(z, a.labels_) > 0.95
+
+
+def test_kmeanspp_spreads_its_seeds():
+    """Greedy D^2 seeding on four far-apart blobs puts one centre in each, nearly always."""
+    from segensemble.consensus._kmeans import _kmeanspp_init, _Space
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(c, 0.05, size=(30, 2)) for c in ([0, 0], [10, 0], [0, 10], [10, 10])])
+    space, w = _Space(X), np.ones(len(X))
+    truth = np.repeat(np.arange(4), 30)
+    hits = [adjusted_rand_score(truth, _kmeanspp_init(space, w, 4, np.random.default_rng(s))) == 1.0
+            for s in range(20)]
+    assert np.mean(hits) >= 0.95

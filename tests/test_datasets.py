@@ -78,3 +78,15 @@ def test_rpm_unbalanced():
 def test_ground_truth_written_by_generator_has_boundaries(synthetic_root):
     gt = read_ground_truth(next((synthetic_root / "data" / "groundTruth" / "test").glob("*.mat")))
     assert gt.boundaries[0].any()
+
+
+def test_rpm_random_truth_draws_sizes_and_keeps_the_share():
+    from segensemble.datasets import rpm_ensemble
+
+    _, z = rpm_ensemble(20000, 1, 4, 0.0, truth="random", rng=0)
+    counts = np.bincount(z, minlength=4) / len(z)
+    assert np.allclose(counts, 0.25, atol=0.02) and len(set(counts)) > 1  # drawn, not exact
+    _, z = rpm_ensemble(20000, 1, 5, 0.0, p1=0.8, truth="random", rng=1)
+    assert abs(np.mean(z == 0) - 0.8) < 0.02
+    with pytest.raises(InputError, match="truth"):
+        rpm_ensemble(10, 2, 2, 0.1, truth="exact")
