@@ -26,10 +26,11 @@ from segensemble.consensus.correlation import BOEM, CCPivot  # noqa: E402
 from segensemble.consensus.eac import EAC  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
+from segensemble.consensus.sdp import SDP  # noqa: E402
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "CCPivot", "CSPA", "ConsensusClusterer", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "Spectral",
+    "BOEM", "Basic", "BestOfK", "CCPivot", "CSPA", "ConsensusClusterer", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SDP", "Spectral",
     "Vote", "as_ensemble",
     "available", "describe",
     "get", "register",
