@@ -19,6 +19,18 @@ available = REGISTRY.available
 describe = REGISTRY.describe
 register = REGISTRY.register
 
+
+def soft_methods() -> list[str]:
+    """Registered methods that give soft ``memberships_`` (and so confidence maps).
+
+    Examples
+    --------
+    >>> "borda" in soft_methods(), "eac" in soft_methods()
+    (True, False)
+    """
+    return [name for name in available() if getattr(get(name), "gives_memberships", False)]
+
+
 from segensemble.consensus.bestofk import BestOfK  # noqa: E402
 from segensemble.consensus.bipartite import HBGF  # noqa: E402
 from segensemble.consensus.coassociation import KCC, Basic, Spectral  # noqa: E402
@@ -27,11 +39,12 @@ from segensemble.consensus.eac import EAC  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
 from segensemble.consensus.sdp import SDP  # noqa: E402
+from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confidence  # noqa: E402
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "CCPivot", "CSPA", "ConsensusClusterer", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SDP", "Spectral",
-    "Vote", "as_ensemble",
+    "BOEM", "Basic", "BestOfK", "Borda", "CCPivot", "CSPA", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SDP", "Spectral",
+    "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
-    "get", "register",
+    "get", "register", "soft_methods",
 ]

@@ -12,7 +12,8 @@ from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "seed_from", "N_CLUSTERS", "REFINE"]
+__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "seed_from", "fill_docstring", "N_CLUSTERS",
+           "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
 N_CLUSTERS = [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})]
@@ -35,6 +36,28 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
                        features=X.features, names=X.names)
         return ens
     return Ensemble.from_labels(X, sample_weight)
+
+
+def fill_docstring(**fragments):
+    """Class decorator: replace ``{name}`` in the docstring by shared text (parameters shared by a family).
+
+    Examples
+    --------
+    >>> @fill_docstring(shared="x : int")
+    ... class A:
+    ...     __doc__ = "Parameters: {shared}"
+    >>> A.__doc__
+    'Parameters: x : int'
+    """
+
+    def decorate(cls):
+        doc = cls.__doc__
+        for name, text in fragments.items():
+            doc = doc.replace("{" + name + "}", text)
+        cls.__doc__ = doc
+        return cls
+
+    return decorate
 
 
 def seed_from(random_state) -> int:
@@ -91,10 +114,18 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
     :meth:`fit` validates the parameters (errors name the parameter, the value
     and what is expected), converts the input to an :class:`Ensemble`, and
     stores ``labels_`` numbered ``0..K-1`` in order of first occurrence, so the
-    output is the same for any relabelling of the input members.
+    output is the same for any relabelling of the input members. Per-cluster
+    results set in ``_fit`` (``memberships_``, and any attribute named in
+    ``_cluster_columns``), (n_objects, K), get their columns put in the order
+    of ``labels_`` (clusters left empty last); with refinement they remain the
+    method's own, before the refinement.
     """
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE}
+    #: Per-object, per-cluster results of ``_fit`` whose columns follow the clusters.
+    _cluster_columns: tuple = ("memberships_",)
+    #: True for methods that set ``memberships_`` (soft consensus, confidence maps).
+    gives_memberships: bool = False
 
     def __init__(self, n_clusters="auto", *, refine=False):
         self.n_clusters = n_clusters
@@ -125,11 +156,21 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
             raise InputError(
                 f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
             )
+        for name in self._cluster_columns:
+            if hasattr(self, name):
+                delattr(self, name)  # never leave a previous fit's per-cluster results behind
         if getattr(self, "_collapse_duplicates", False):
             reduced, inverse = collapse_duplicate_rows(ens)
-            labels = canonical_codes(np.asarray(self._fit(reduced))[inverse])[0]
+            raw = np.asarray(self._fit(reduced))[inverse]
+            for name in self._cluster_columns:
+                if hasattr(self, name):
+                    setattr(self, name, getattr(self, name)[inverse])
         else:
-            labels = canonical_codes(np.asarray(self._fit(ens)))[0]
+            raw = np.asarray(self._fit(ens))
+        present = [name for name in self._cluster_columns if hasattr(self, name)]
+        labels, old = canonical_codes(raw, getattr(self, present[0]).shape[1] if present else None)
+        for name in present:  # columns follow the canonical labels; clusters left empty come last
+            setattr(self, name, getattr(self, name)[:, old])
         passes = getattr(self, "refine", False)
         if passes:
             from segensemble.consensus._refine import local_refinement

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
+from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, fill_docstring, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 
@@ -42,10 +42,7 @@ _KMEANS_PARAMETERS = """\
 """
 
 
-def _with_kmeans_parameters(cls):
-    """Fill the shared k-means parameter documentation into a class docstring."""
-    cls.__doc__ = cls.__doc__.replace("{kmeans_parameters}", _KMEANS_PARAMETERS)
-    return cls
+_with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
 
 
 def _gram(ensemble) -> np.ndarray:

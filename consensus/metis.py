@@ -189,6 +189,8 @@ class MCLA(_MetisConsensus):
     [0, 0, 1, 1]
     """
 
+    gives_memberships = True
+
     def _fit(self, ensemble):
         H, w = ensemble.incidence, ensemble.weights
         G = (H.T @ H.multiply(w[:, None]).tocsr()).toarray()

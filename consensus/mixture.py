@@ -56,6 +56,8 @@ class EM(ConsensusClusterer):
     ([0, 0, 1, 1], (4, 2))
     """
 
+    gives_memberships = True
+
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "max_iter": [Interval(Integral, 1, None, closed="left")],

@@ -66,22 +66,14 @@ class Vote(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    def _fit(self, ensemble):
-        from segensemble.consensus.bestofk import medoid_member
-        from segensemble.consensus.coassociation import Basic
+    gives_memberships = True
 
-        if self.n_clusters == "auto":
-            self.reference_, _ = medoid_member(ensemble)
-            k = ensemble.n_clusters[self.reference_]
-        else:
-            k = int(self.n_clusters)
-            self.reference_, _ = medoid_member(ensemble, k)
-        if self.reference_ is not None:
-            ref = ensemble.labels[:, self.reference_]
-        else:
-            self.reference_ = None
-            ref = Basic(n_clusters=k).fit(ensemble).labels_
-            k = int(ref.max()) + 1
+    def _fit(self, ensemble):
+        from segensemble.consensus.soft import resolve_reference
+
+        R, self.reference_ = resolve_reference(ensemble, "medoid", self.n_clusters)
+        ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
+        k = R.shape[1]
         votes = np.zeros((ensemble.n_objects, k))
         for j in range(ensemble.n_members):
             aligned = align_to_reference(ensemble.labels[:, j], ref, ensemble.weights, k)

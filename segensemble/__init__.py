@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 from segensemble.ensemble import Ensemble
 from segensemble.errors import FileFormatError, InputError
-from segensemble.pipeline import fuse, run_segmenters, segment
+from segensemble.pipeline import confidence_map, fuse, run_segmenters, segment
 from segensemble.segmentation import Segmentation
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "InputError",
     "Segmentation",
     "__version__",
+    "confidence_map",
     "fuse",
     "run_segmenters",
     "segment",

@@ -184,19 +184,41 @@ def fuse(
         Optional[Path], typer.Option("--image", help="With --inputs: the image, for methods that use image features.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed of segmenters and consensus.")] = 0,
+    confidence: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--confidence",
+            help="Also write a per-pixel confidence map (.png, 0-255 gray, or .npy, float) - soft methods only "
+            "(see 'segensemble methods').",
+        ),
+    ] = None,
+    confidence_kind: Annotated[
+        str, typer.Option("--confidence-kind", help="Confidence: 'max' membership or 'entropy' (1 - normalised entropy).")
+    ] = "max",
 ):
     """Fuse several segmentations of one image into one label map.
 
     Examples:
       segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k auto -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
+      segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
     """
     from segensemble import consensus
     from segensemble.io import read_image, read_segmentations, write_labels
     from segensemble.pipeline import parse_segmenter_list, run_segmenters
 
     _check_output(output)
-    consensus.get(method)
+    cls = consensus.get(method)
+    if confidence is not None:
+        if confidence.suffix.lower() not in (".png", ".npy"):
+            raise InputError(f"--confidence: expected a file ending in .png or .npy, got {str(confidence)!r}")
+        if not cls.gives_memberships:
+            raise InputError(
+                f"--confidence: method {method!r} gives no memberships; use one of "
+                f"{', '.join(consensus.soft_methods())}"
+            )
+        if confidence_kind not in ("max", "entropy"):
+            raise InputError(f"--confidence-kind: expected 'max' or 'entropy', got {confidence_kind!r}")
     k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
     params = _params(param)
     img = None
@@ -221,12 +243,27 @@ def fuse(
     labels, est, ens = segensemble.fuse(
         members, method, k, image=img, random_state=seed, return_estimator=True, **params
     )
+    conf = None if confidence is None else segensemble.confidence_map(est, ens, confidence_kind)
     write_labels(output, labels)
     err.print(
         f"fused {len(members)} segmentations ({ens.n_objects} atoms) with {method} into "
         f"{int(labels.max()) + 1} regions -> {output}",
         markup=False,
     )
+    if conf is not None:
+        import numpy as np
+
+        from segensemble.io import write_array, write_image
+
+        if confidence.suffix.lower() == ".npy":
+            write_array(confidence, conf.astype(np.float32))
+        else:
+            write_image(confidence, conf)
+        err.print(
+            f"confidence ({confidence_kind}): mean {conf.mean():.3f}, {np.mean(conf < 0.5):.1%} of pixels below 0.5 "
+            f"-> {confidence}",
+            markup=False,
+        )
 
 
 @app.command()

@@ -331,15 +331,17 @@ class Ensemble:
         return Hd @ Hd.T
 
     def to_image(self, object_labels) -> np.ndarray:
-        """Paint per-object labels back onto the image grid.
+        """Paint per-object values back onto the image grid.
 
         Parameters
         ----------
-        object_labels : (n_objects,) int array
+        object_labels : (n_objects,) array
+            Labels (integers) or any per-object values (e.g. confidences).
 
         Returns
         -------
-        (H, W) int32 array
+        (H, W) array
+            int32 for integer input, else the input's dtype.
 
         Examples
         --------
@@ -352,7 +354,8 @@ class Ensemble:
         lab = np.asarray(object_labels)
         if lab.shape != (self.n_objects,):
             raise InputError(f"object_labels: expected shape ({self.n_objects},), got {describe(object_labels)}")
-        return lab[self.index].astype(np.int32)
+        out = lab[self.index]
+        return out.astype(np.int32) if np.issubdtype(lab.dtype, np.integer) else out
 
     def __repr__(self) -> str:
         return (

@@ -27,6 +27,7 @@ __all__ = [
     "read_segmentations",
     "read_ucm2",
     "read_ground_truth",
+    "write_array",
     "write_labels",
     "write_segmentations",
     "write_image",
@@ -302,6 +303,22 @@ def _png_bytes(labels: np.ndarray, path: Path) -> bytes:
     return buf.tobytes()
 
 
+def write_array(path, array) -> Path:
+    """Write a numeric array as ``.npy`` atomically (never pickled).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = write_array(os.path.join(tempfile.mkdtemp(), "conf.npy"), np.ones((2, 3), np.float32))
+    >>> np.load(p).shape
+    (2, 3)
+    """
+    path = Path(path)
+    buf = _io.BytesIO()
+    np.save(buf, np.asarray(array), allow_pickle=False)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
 def write_labels(path, labels) -> Path:
     """Write a label map atomically; the format follows the suffix.
 
@@ -322,9 +339,7 @@ def write_labels(path, labels) -> Path:
     if suffix == ".png":
         data = _png_bytes(lab, path)
     elif suffix == ".npy":
-        buf = _io.BytesIO()
-        np.save(buf, lab.astype(np.int32), allow_pickle=False)
-        data = buf.getvalue()
+        return write_array(path, lab.astype(np.int32))
     elif suffix == ".mat":
         return write_segmentations(path, [lab])
     else:

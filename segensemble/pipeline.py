@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from segensemble._validation import check_image, check_n_segments
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation
 
-__all__ = ["segment", "fuse", "run_segmenters", "parse_segmenter_spec", "parse_segmenter_list"]
+__all__ = ["segment", "fuse", "confidence_map", "run_segmenters", "parse_segmenter_spec", "parse_segmenter_list"]
 
 
 def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
@@ -201,3 +203,42 @@ def fuse(
     if return_estimator:
         return labels, est, ens
     return labels
+
+
+def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:
+    """Per-pixel confidence of a fitted soft consensus, in [0, 1].
+
+    Where the segmenters agree the fused memberships are sharp (confidence
+    near 1); where they disagree they spread out.
+
+    Parameters
+    ----------
+    estimator : fitted consensus estimator with ``memberships_``
+        E.g. from ``fuse(..., return_estimator=True)``.
+    ensemble : Ensemble
+        The ensemble it was fit on (maps atoms back to pixels).
+    kind : {'max', 'entropy'}, default 'max'
+        Largest membership, or one minus the normalised entropy
+        (:func:`segensemble.consensus.confidence`).
+
+    Returns
+    -------
+    (H, W) float64 array
+
+    Examples
+    --------
+    >>> a = np.array([[0, 0, 1, 1], [0, 0, 1, 1]])
+    >>> b = np.array([[0, 0, 0, 1], [0, 0, 0, 1]])
+    >>> labels, est, ens = fuse([a, a, b], method="vote_sum", n_segments=2, return_estimator=True)
+    >>> confidence_map(est, ens).round(2).tolist()
+    [[1.0, 1.0, 0.67, 1.0], [1.0, 1.0, 0.67, 1.0]]
+    """
+    from segensemble import consensus
+
+    mem = getattr(estimator, "memberships_", None)
+    if mem is None:
+        raise InputError(
+            f"confidence: method {type(estimator).__name__} gives no memberships; "
+            f"use one of {', '.join(consensus.soft_methods())}"
+        )
+    return ensemble.to_image(consensus.confidence(mem, kind))

@@ -80,6 +80,34 @@ def test_fuse_inputs_made_by_other_tools(tmp_path, blocks_image):
     assert len(set(zip(fused.ravel().tolist(), truth.ravel().tolist()))) == 4
 
 
+def test_fuse_writes_a_confidence_map(tmp_path, blocks_image):
+    truth = blocks_image[1]
+    # one member merges blocks 2 and 3: the fused result is unsure exactly there
+    paths = [write_labels(tmp_path / f"s{i}.png", truth if i else np.where(truth == 3, 2, truth)) for i in range(3)]
+    for suffix in (".png", ".npy"):
+        conf = tmp_path / f"conf{suffix}"
+        result = runner.invoke(app, ["fuse", "--inputs", *map(str, paths), "-m", "vote_sum", "-k", "4",
+                                     "-o", str(tmp_path / "fused.png"), "--confidence", str(conf)])
+        assert result.exit_code == 0, result.output
+        values = np.load(conf) if suffix == ".npy" else segensemble.io.read_image(conf)[:, :, 0]
+        assert values.shape == truth.shape
+        unsure = truth == 3  # two of three members put it apart, one with block 2
+        assert np.allclose(values[~unsure], 1.0, atol=1 / 255) and np.allclose(values[unsure], 2 / 3, atol=1 / 255)
+
+
+def test_fuse_confidence_refuses_hard_methods_and_bad_options(tmp_path, blocks_image):
+    seg = str(write_labels(tmp_path / "s.png", blocks_image[1]))
+    out = ["-o", str(tmp_path / "out.png")]
+    line = _bad(["fuse", "--inputs", seg, seg, "-m", "eac", *out, "--confidence", str(tmp_path / "c.png")], tmp_path)
+    assert "--confidence: method 'eac' gives no memberships; use one of" in line and "borda" in line
+    assert not (tmp_path / "c.png").exists()
+    line = _bad(["fuse", "--inputs", seg, seg, "-m", "borda", *out, "--confidence", str(tmp_path / "c.jpg")], tmp_path)
+    assert "--confidence: expected a file ending in .png or .npy" in line
+    line = _bad(["fuse", "--inputs", seg, seg, "-m", "borda", *out, "--confidence", str(tmp_path / "c.png"),
+                 "--confidence-kind", "margin"], tmp_path)
+    assert "--confidence-kind" in line
+
+
 def test_evaluate_table(tmp_path, gt_file, blocks_image):
     seg = write_labels(tmp_path / "seg.png", blocks_image[1])
     result = runner.invoke(app, ["evaluate", str(seg), "--gt", str(gt_file)])

@@ -95,3 +95,18 @@ def test_bad_parameters_name_the_parameter(name):
 def test_registry_unknown_name_lists_valid_ones():
     with pytest.raises(InputError, match="expected one of.*eac"):
         consensus.get("nope")
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_memberships_are_given_exactly_when_declared_and_follow_the_labels(name):
+    L = _ensemble(7, n=60)
+    est = consensus.get(name)(n_clusters=3).fit(L)
+    if not consensus.get(name).gives_memberships:
+        assert not hasattr(est, "memberships_")
+        return
+    M = est.memberships_
+    assert M.shape[0] == len(L) and M.shape[1] >= est.n_clusters_
+    assert np.all(M >= 0) and np.allclose(M.sum(axis=1), 1.0)
+    # columns follow labels_: each object's own cluster holds (one of) its largest memberships, nearly always
+    own = M[np.arange(len(L)), est.labels_]
+    assert np.mean(own >= M.max(axis=1) - 1e-9) >= 0.9

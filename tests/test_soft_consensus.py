@@ -1,0 +1,145 @@
+"""Soft consensus: Borda, confidence voting, DWH, alignment, references, confidence maps."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from segensemble import Ensemble, InputError, consensus
+from segensemble.consensus.soft import align_memberships, borda_points, confidence, resolve_reference
+
+SOFT = ["borda", "vote_sum", "vote_product", "dwh"]
+
+
+def _soft_kmeans_ensemble(n_members=6, ks=None, seed=0):
+    """Well-separated blobs; members are k-means runs with softmax memberships, labels permuted per member."""
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])
+    truth = np.repeat(np.arange(3), 40)
+    X = centres[truth] + rng.normal(0, 0.8, size=(len(truth), 2))
+    labels, mems = [], []
+    for j in range(n_members):
+        k = 3 if ks is None else ks[j]
+        km = KMeans(k, n_init=1, random_state=j).fit(X)
+        d = ((X[:, None, :] - km.cluster_centers_[None]) ** 2).sum(axis=2)
+        M = np.exp(-(d - d.min(axis=1, keepdims=True)) / 2.0)
+        M /= M.sum(axis=1, keepdims=True)
+        perm = rng.permutation(k)  # member-specific label permutation, memberships follow
+        labels.append(perm[km.labels_])
+        inv = np.argsort(perm)
+        mems.append(M[:, inv])
+    return Ensemble(np.stack(labels, axis=1), memberships=mems), truth
+
+
+@pytest.mark.parametrize("name", SOFT)
+def test_soft_methods_recover_well_separated_blobs(name):
+    ens, truth = _soft_kmeans_ensemble()
+    est = consensus.get(name)(n_clusters=3).fit(ens)
+    assert adjusted_rand_score(truth, est.labels_) == 1.0
+    M = est.memberships_
+    assert M.shape == (len(truth), 3) and np.allclose(M.sum(axis=1), 1.0) and np.all(M >= 0)
+    assert np.array_equal(np.argmax(M, axis=1), est.labels_)  # columns follow labels_
+
+
+@pytest.mark.parametrize("name", SOFT)
+def test_members_with_different_numbers_of_clusters(name):
+    ens, truth = _soft_kmeans_ensemble(ks=[4, 3, 4, 3, 5, 3])
+    est = consensus.get(name)(n_clusters=3, reference="largest").fit(ens)
+    assert est.reference_ == 1  # 'largest' with K = 3: the first member with three clusters
+    assert adjusted_rand_score(truth, est.labels_) == 1.0
+
+
+@pytest.mark.parametrize("name", SOFT)
+def test_invariant_to_permuting_a_members_labels_and_memberships_together(name):
+    ens, _ = _soft_kmeans_ensemble(n_members=4, seed=3)
+    base = consensus.get(name)(n_clusters=3).fit(ens).labels_
+    perm = np.array([2, 0, 1])
+    labels = ens.labels.copy()
+    labels[:, 2] = perm[labels[:, 2]]
+    mems = list(ens.memberships)
+    mems[2] = mems[2][:, np.argsort(perm)]
+    again = consensus.get(name)(n_clusters=3).fit(Ensemble(labels, memberships=mems)).labels_
+    assert np.array_equal(base, again)
+
+
+_HAND_MEMBERSHIPS = np.array([[0.8, 0.2], [0.8, 0.2], [0.3, 0.7]])
+_HAND_LABELS = np.array([[0, 0], [0, 1], [1, 1]])
+
+
+def test_borda_scores_match_a_hand_worked_example_with_ties_and_weights():
+    # N = 4 positions (u0 has weight 2). Member A, column 0: u0, u1 tie at 0.8 over 3 positions -> 3 points each,
+    # u2 last -> 1; column 1: u2 top -> 4, u0/u1 tied over positions 2-4 -> 2. Member B (one-hot [0, 1, 1],
+    # aligned to A by identity): column 0: u0 over positions 1-2 -> 3.5, u1/u2 -> 1.5; column 1 mirrored.
+    expected = np.array([[6.5, 3.5], [4.5, 5.5], [2.5, 7.5]])
+    atoms = Ensemble(_HAND_LABELS, np.array([2.0, 1.0, 1.0]), memberships=[_HAND_MEMBERSHIPS, None])
+    est = consensus.get("borda")(n_clusters=2, reference=0).fit(atoms)
+    assert np.allclose(est.scores_, expected)
+    assert est.labels_.tolist() == [0, 1, 1]
+    rows = [0, 0, 1, 2]  # the same problem with u0 as two objects of weight 1
+    copies = Ensemble(_HAND_LABELS[rows], memberships=[_HAND_MEMBERSHIPS[rows], None])
+    dup = consensus.get("borda")(n_clusters=2, reference=0).fit(copies)
+    assert np.allclose(dup.scores_, expected[rows])
+    assert np.allclose(dup.memberships_, est.memberships_[rows])
+    # the reference's column order is not the canonical one: columns follow labels_
+    flipped = Ensemble(_HAND_LABELS[::-1], np.array([1.0, 1.0, 2.0]), memberships=[_HAND_MEMBERSHIPS[::-1], None])
+    est = consensus.get("borda")(n_clusters=2, reference=0).fit(flipped)
+    assert est.labels_.tolist() == [0, 0, 1]
+    assert np.allclose(est.scores_, expected[::-1][:, ::-1])
+
+
+def test_borda_points_average_tied_positions():
+    A = np.array([[0.5], [0.9], [0.5], [0.5]])
+    # 0.9 first (4 points), the three 0.5 share positions 2-4 -> 2 points each
+    assert borda_points(A, np.ones(4)).ravel().tolist() == [2.0, 4.0, 2.0, 2.0]
+    # weight 3 on the top object: it takes positions 1-3 -> 5 points of N = 6; the rest share 4-6 -> 2
+    assert borda_points(A, np.array([1.0, 3.0, 1.0, 1.0])).ravel().tolist() == [2.0, 5.0, 2.0, 2.0]
+
+
+def test_alignment_matches_and_merges_clusters():
+    R = np.eye(2)[[0, 0, 1, 1, 1]]
+    A = np.eye(3)[[2, 2, 0, 1, 1]]  # three clusters; 0 and 1 both overlap reference cluster 1
+    out = align_memberships(A, R, np.ones(5))
+    assert out.tolist() == np.eye(2)[[0, 0, 1, 1, 1]].tolist()
+    # a member with fewer clusters leaves a column empty
+    out = align_memberships(np.ones((5, 1)), np.eye(3)[[0, 1, 2, 2, 2]], np.ones(5))
+    assert out[:, 2].tolist() == [1.0] * 5 and out[:, :2].sum() == 0
+
+
+def test_reference_choices():
+    L = np.array([[0, 0, 0], [0, 1, 0], [1, 2, 1], [1, 2, 1]])
+    ens = Ensemble.from_labels(L)
+    assert resolve_reference(ens, "largest", "auto")[1] == 1
+    assert resolve_reference(ens, "largest", 2)[1] == 0
+    assert resolve_reference(ens, "medoid", 2)[1] in (0, 2)
+    assert resolve_reference(ens, 2, "auto")[1] == 2
+    M, j = resolve_reference(ens, "largest", 4)  # nobody has 4 clusters: the Basic consensus
+    assert j is None and M.shape[1] <= 4
+    with pytest.raises(InputError, match="reference: member 1 has 3 clusters but n_clusters=2"):
+        resolve_reference(ens, 1, 2)
+    with pytest.raises(InputError, match="reference: expected a member index below 3"):
+        consensus.get("borda")(reference=5).fit(ens)
+
+
+def test_dwh_uses_the_running_consensus_in_member_order():
+    # reference [0,0,1,1]; the second member splits differently; the third agrees with the reference
+    L = np.array([[0, 0, 0], [0, 1, 0], [1, 1, 1], [1, 1, 1]])
+    est = consensus.get("dwh")(n_clusters=2, reference=0).fit(L)
+    assert np.allclose(est.memberships_, [[1, 0], [2 / 3, 1 / 3], [0, 1], [0, 1]])
+
+
+def test_vote_product_needs_every_member_and_vote_sum_averages():
+    L = np.array([[0, 0, 0], [0, 0, 1], [1, 1, 1], [1, 1, 1]])
+    s = consensus.get("vote_sum")(n_clusters=2, reference=0).fit(L)
+    assert np.allclose(s.memberships_[1], [2 / 3, 1 / 3])
+    p = consensus.get("vote_product")(n_clusters=2, reference=0, eps=0.1).fit(L)
+    # product of (1, 1, 0.1) vs (0.1, 0.1, 1), normalised
+    assert np.allclose(p.memberships_[1], [0.1 / (0.1 + 0.01), 0.01 / (0.1 + 0.01)])
+
+
+def test_confidence_measures():
+    M = np.array([[1.0, 0.0, 0.0], [1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0.0]])
+    assert np.allclose(confidence(M), [1.0, 1 / 3, 0.5])
+    assert np.allclose(confidence(M, "entropy"), [1.0, 0.0, 1 - np.log(2) / np.log(3)])
+    with pytest.raises(InputError, match="kind"):
+        confidence(M, "margin")
