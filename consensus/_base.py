@@ -33,7 +33,7 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
         if sw.shape != (X.n_objects,) or not np.all(np.isfinite(sw)) or np.any(sw <= 0):
             raise InputError(f"sample_weight: expected {X.n_objects} finite positive weights, got shape {sw.shape}")
         ens = Ensemble(X.labels, X.weights * sw, index=X.index, memberships=X.memberships,
-                       features=X.features, names=X.names)
+                       features=X.features, names=X.names, feature_names=X.feature_names)
         return ens
     return Ensemble.from_labels(X, sample_weight)
 
@@ -117,13 +117,16 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
     output is the same for any relabelling of the input members. Per-cluster
     results set in ``_fit`` (``memberships_``, and any attribute named in
     ``_cluster_columns``), (n_objects, K), get their columns put in the order
-    of ``labels_`` (clusters left empty last); with refinement they remain the
+    of ``labels_`` (clusters left empty last), and those named in
+    ``_cluster_rows``, (K, ...), their rows; with refinement they remain the
     method's own, before the refinement.
     """
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE}
     #: Per-object, per-cluster results of ``_fit`` whose columns follow the clusters.
     _cluster_columns: tuple = ("memberships_",)
+    #: Per-cluster results of ``_fit`` whose rows follow the clusters.
+    _cluster_rows: tuple = ()
     #: True for methods that set ``memberships_`` (soft consensus, confidence maps).
     gives_memberships: bool = False
 
@@ -156,7 +159,7 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
             raise InputError(
                 f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
             )
-        for name in self._cluster_columns:
+        for name in self._cluster_columns + self._cluster_rows:
             if hasattr(self, name):
                 delattr(self, name)  # never leave a previous fit's per-cluster results behind
         if getattr(self, "_collapse_duplicates", False):
@@ -171,6 +174,10 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
         labels, old = canonical_codes(raw, getattr(self, present[0]).shape[1] if present else None)
         for name in present:  # columns follow the canonical labels; clusters left empty come last
             setattr(self, name, getattr(self, name)[:, old])
+        for name in self._cluster_rows:
+            if hasattr(self, name):
+                rows = getattr(self, name)
+                setattr(self, name, rows[old] if present else rows[canonical_codes(raw, len(rows))[1]])
         passes = getattr(self, "refine", False)
         if passes:
             from segensemble.consensus._refine import local_refinement

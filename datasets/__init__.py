@@ -11,12 +11,16 @@ Examples
 """
 
 from segensemble.datasets.bsds import BSDS500, find_bsds_root, read_bsds300_seg
+from segensemble.datasets.projective import lac, make_subspace_clusters, projective_ensemble
 from segensemble.datasets.rpm import rpm_ensemble
 from segensemble.datasets.synthetic import make_synthetic_dataset, synthetic_image
 
 __all__ = [
     "BSDS500",
     "find_bsds_root",
+    "lac",
+    "make_subspace_clusters",
+    "projective_ensemble",
     "make_synthetic_dataset",
     "read_bsds300_seg",
     "rpm_ensemble",

@@ -195,6 +195,10 @@ def fuse(
     confidence_kind: Annotated[
         str, typer.Option("--confidence-kind", help="Confidence: 'max' membership or 'entropy' (1 - normalised entropy).")
     ] = "max",
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Print the top image features of every fused region (ecbpce, cbpce)."),
+    ] = False,
 ):
     """Fuse several segmentations of one image into one label map.
 
@@ -202,6 +206,7 @@ def fuse(
       segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k auto -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
+      segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
     """
     from segensemble import consensus
     from segensemble.io import read_image, read_segmentations, write_labels
@@ -219,6 +224,9 @@ def fuse(
             )
         if confidence_kind not in ("max", "entropy"):
             raise InputError(f"--confidence-kind: expected 'max' or 'entropy', got {confidence_kind!r}")
+    if explain and not hasattr(cls, "top_features"):
+        explainers = [name for name in consensus.available() if hasattr(consensus.get(name), "top_features")]
+        raise InputError(f"--explain: method {method!r} gives no feature weights; use one of {', '.join(explainers)}")
     k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
     params = _params(param)
     img = None
@@ -250,6 +258,8 @@ def fuse(
         f"{int(labels.max()) + 1} regions -> {output}",
         markup=False,
     )
+    if explain:
+        _print_explanation(est, labels)
     if conf is not None:
         import numpy as np
 
@@ -264,6 +274,19 @@ def fuse(
             f"-> {confidence}",
             markup=False,
         )
+
+
+def _print_explanation(est, labels) -> None:
+    """A table: every fused region, its share of the pixels and its top features (Delta*)."""
+    import numpy as np
+
+    table = Table(title="fused regions and the features that define them (feature weights)")
+    for col in ("region", "pixels", "top features"):
+        table.add_column(col)
+    counts = np.bincount(labels.ravel(), minlength=est.n_clusters_)
+    for c, feats in enumerate(est.top_features(3)):
+        table.add_row(str(c), f"{counts[c] / labels.size:.1%}", ", ".join(f"{name} {w:.2f}" for name, w in feats))
+    out.print(table)
 
 
 @app.command()

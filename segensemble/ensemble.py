@@ -71,6 +71,8 @@ class Ensemble:
         Mean image features per object.
     names : list of str, optional
         Member names.
+    feature_names : list of str, optional
+        Names of the feature columns (default ``feature0``, ...).
 
     Attributes
     ----------
@@ -88,7 +90,8 @@ class Ensemble:
     [2.0, 2.0, 1.0]
     """
 
-    def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None):
+    def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None,
+                 feature_names=None):
         lab = check_label_map(labels, "labels", ndim=2)
         n, m = lab.shape
         if weights is None:
@@ -134,6 +137,11 @@ class Ensemble:
             if features.ndim != 2 or features.shape[0] != n:
                 raise InputError(f"features: expected shape ({n}, n_features), got {describe(features)}")
         self.features = features
+        if features is None or feature_names is None:
+            feature_names = None if features is None else [f"feature{i}" for i in range(features.shape[1])]
+        elif len(feature_names) != features.shape[1]:
+            raise InputError(f"feature_names: expected {features.shape[1]} names, got {len(feature_names)}")
+        self.feature_names = None if feature_names is None else [str(x) for x in feature_names]
         self.names = [str(x) for x in names] if names is not None else [f"member{j}" for j in range(m)]
         if len(self.names) != m:
             raise InputError(f"names: expected {m} names, got {len(self.names)}")
@@ -163,8 +171,11 @@ class Ensemble:
         segmentations : sequence of Segmentation or (H, W) label arrays
             The members; all of the same shape.
         image : (H, W[, C]) array, optional
-            When given, the mean CIE Lab colour of every atom is stored in
-            ``features`` (unless ``features`` is given).
+            When given, the mean standardised pixel features of every atom —
+            CIE Lab colour and texture energy
+            (:func:`segensemble.features.pixel_features`) — are stored in
+            ``features``, named in ``feature_names`` (unless ``features`` is
+            given).
         features : (H, W, F) array, optional
             Per-pixel features, averaged per atom with pixel weights.
 
@@ -209,7 +220,7 @@ class Ensemble:
                 else _aggregate_mean(atom, n_atoms, weights, s.memberships.reshape(-1, s.memberships.shape[2]))
                 for s in segs
             ]
-        feats = None
+        feats, feature_names = None, None
         if features is not None:
             f = np.asarray(features, dtype=np.float64)
             if f.ndim == 2:
@@ -218,12 +229,14 @@ class Ensemble:
                 raise InputError(f"features: expected shape {shape + ('F',)}, got {describe(features)}")
             feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
         elif image is not None:
-            from segensemble.features import lab_colour
+            from segensemble.features import pixel_feature_names, pixel_features
 
             img = check_image(image)
             if img.shape[:2] != shape:
                 raise InputError(f"image: expected shape {shape} like the segmentations, got {img.shape[:2]}")
-            feats = _aggregate_mean(atom, n_atoms, weights, lab_colour(img).reshape(-1, 3))
+            f = pixel_features(img)
+            feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
+            feature_names = pixel_feature_names()
         names = [s.name or f"member{j}" for j, s in enumerate(segs)]
         return cls(
             labels,
@@ -232,6 +245,7 @@ class Ensemble:
             memberships=memberships,
             features=feats,
             names=names,
+            feature_names=feature_names,
         )
 
     # ---------------------------------------------------------------- properties

@@ -18,6 +18,7 @@ __all__ = [
     "lab_colour",
     "texture_features",
     "pixel_features",
+    "pixel_feature_names",
     "boundary_strength",
     "standardise",
     "region_means",
@@ -123,6 +124,25 @@ def pixel_features(image, *, colour: bool = True, position: bool = False, textur
     if not parts:
         raise InputError("pixel_features: at least one of colour, position, texture must be True")
     return standardise(np.concatenate(parts, axis=2))
+
+
+def pixel_feature_names(*, colour: bool = True, position: bool = False, texture: bool = True) -> list[str]:
+    """Names of the :func:`pixel_features` channels, in order.
+
+    Examples
+    --------
+    >>> pixel_feature_names(texture=False, position=True)
+    ['L*', 'a*', 'b*', 'y', 'x']
+    """
+    names = []
+    if colour:
+        names += ["L*", "a*", "b*"]
+    if position:
+        names += ["y", "x"]
+    if texture:
+        for s in TEXTURE_SCALES:
+            names += [f"gradient(s={s:g})", f"|laplacian|(s={s:g})"]
+    return names
 
 
 def boundary_strength(image, sigma: float = 1.0) -> np.ndarray:

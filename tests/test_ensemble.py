@@ -104,13 +104,15 @@ def test_memberships_and_features_are_weighted_atom_means():
     np.testing.assert_allclose(ens.features, [[2.0], [10.0]])
 
 
-def test_image_features_are_lab_means(blocks_image):
+def test_image_features_are_atom_means_of_the_pixel_features(blocks_image):
+    from segensemble.features import pixel_feature_names, pixel_features
+
     image, truth = blocks_image
     ens = Ensemble.from_segmentations([truth], image=image)
-    assert ens.features.shape == (4, 3)
-    from skimage.color import rgb2lab
-
-    np.testing.assert_allclose(ens.features[0], rgb2lab(image)[0, 0], atol=1e-9)
+    f = pixel_features(image)
+    assert ens.features.shape == (4, f.shape[2]) and ens.feature_names == pixel_feature_names()
+    for atom in range(4):
+        np.testing.assert_allclose(ens.features[atom], f[ens.index == atom].mean(axis=0), atol=1e-9)
 
 
 def test_shape_mismatch_rejected():

@@ -2,6 +2,7 @@
 
 from segensemble.evaluation.aggregate import RegionSummary, collect_regions, image_region_result
 from segensemble.evaluation.boundaries import seg2bdry
+from segensemble.evaluation.projective import ensemble_f1, projective_f1
 from segensemble.evaluation.regions import (
     RegionCounts,
     contingency_table,
@@ -18,8 +19,10 @@ __all__ = [
     "RegionSummary",
     "collect_regions",
     "contingency_table",
+    "ensemble_f1",
     "image_region_result",
     "probabilistic_rand_index",
+    "projective_f1",
     "rand_index",
     "region_counts",
     "region_scores",
