@@ -108,6 +108,17 @@ def test_fuse_confidence_refuses_hard_methods_and_bad_options(tmp_path, blocks_i
     assert "--confidence-kind" in line
 
 
+def test_fuse_explain_prints_the_features_of_every_region(tmp_path, image_file):
+    out = tmp_path / "fused.png"
+    result = runner.invoke(app, ["fuse", str(image_file), "-s", "slic:n_segments=8,felzenszwalb:scale=100,sigma=0",
+                                 "-m", "ecbpce", "-k", "4", "-o", str(out), "--explain"])
+    assert result.exit_code == 0, result.output
+    assert "top features" in result.stdout and "L*" in result.stdout
+    assert read_labels(out).max() <= 3
+    line = _bad(["fuse", str(image_file), "-m", "eac", "-o", str(tmp_path / "out.png"), "--explain"], tmp_path)
+    assert "--explain: method 'eac' gives no feature weights; use one of cbpce, ecbpce" in line
+
+
 def test_evaluate_table(tmp_path, gt_file, blocks_image):
     seg = write_labels(tmp_path / "seg.png", blocks_image[1])
     result = runner.invoke(app, ["evaluate", str(seg), "--gt", str(gt_file)])
