@@ -39,12 +39,13 @@ from segensemble.consensus.eac import EAC  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
 from segensemble.consensus.pce import CBPCE, ECBPCE, ProjectiveEnsemble  # noqa: E402
+from segensemble.consensus.sccc import SCCC  # noqa: E402
 from segensemble.consensus.sdp import SDP  # noqa: E402
 from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confidence  # noqa: E402
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "Borda", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SDP", "Spectral",
+    "BOEM", "Basic", "BestOfK", "Borda", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
     "get", "register", "soft_methods",

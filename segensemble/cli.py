@@ -199,6 +199,14 @@ def fuse(
         bool,
         typer.Option("--explain", help="Print the top image features of every fused region (ecbpce, cbpce)."),
     ] = False,
+    agree: Annotated[
+        bool,
+        typer.Option("--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words)."),
+    ] = False,
+    words: Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)] = 32,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")
+    ] = False,
 ):
     """Fuse several segmentations of one image into one label map.
 
@@ -207,6 +215,7 @@ def fuse(
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
       segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
+      segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
     """
     from segensemble import consensus
     from segensemble.io import read_image, read_segmentations, write_labels
@@ -248,9 +257,26 @@ def fuse(
             raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
         img = read_image(paths[0])
         members = run_segmenters(img, parse_segmenter_list(segmenters), rng=seed)
+    if agree and img is None:
+        raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
+    cap = None
+    if agree:
+        from segensemble.consensus.agreement import CAP
+
+        cap = CAP(n_words=words, random_state=seed)
     labels, est, ens = segensemble.fuse(
-        members, method, k, image=img, random_state=seed, return_estimator=True, **params
+        members, method, k, image=img, random_state=seed, return_estimator=True, agree=cap or False, **params
     )
+    if verbose:
+        from segensemble.evaluation import ensemble_stability
+
+        before = ensemble_stability(segensemble.Ensemble.from_segmentations(members))
+        err.print(f"{len(members)} members, {ens.n_objects} atoms; ensemble stability (mean pairwise Jaccard) "
+                  f"{before:.4f}", markup=False)
+        if cap is not None:
+            h = cap.objective_history_
+            err.print(f"after --agree: stability {ensemble_stability(ens):.4f}; agreement objective "
+                      f"{h[0]:.4f} -> {h[-1]:.4f} ({cap.n_moves_} moves, {cap.n_rounds} rounds)", markup=False)
     conf = None if confidence is None else segensemble.confidence_map(est, ens, confidence_kind)
     write_labels(output, labels)
     err.print(

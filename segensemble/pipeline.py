@@ -145,6 +145,7 @@ def fuse(
     image=None,
     random_state=None,
     return_estimator: bool = False,
+    agree=False,
     **params,
 ):
     """Fuse several segmentations of one image into one.
@@ -166,7 +167,12 @@ def fuse(
     random_state : None or int
         Seed of the consensus method, where it is randomised.
     return_estimator : bool, default False
-        Also return the fitted estimator and the ensemble.
+        Also return the fitted estimator and the ensemble (the agreed one with
+        ``agree``).
+    agree : bool or CAP, default False
+        First make the members agree with the Clustering Agreement Process
+        (:class:`segensemble.consensus.agreement.CAP`; ``True`` uses its
+        defaults, seeded by ``random_state``). Needs ``image`` (visual words).
     **params
         Further parameters of the consensus method.
 
@@ -198,6 +204,11 @@ def fuse(
         est = cls(n_clusters=k, **kwargs)
     except TypeError as exc:
         raise InputError(f"params: {method}: {exc}") from exc
+    if agree is not False and agree is not None:
+        from segensemble.consensus.agreement import CAP
+
+        cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
+        ens = cap.fit_transform(ens, image=image)
     est.fit(ens)
     labels = ens.to_image(est.labels_)
     if return_estimator:

@@ -119,6 +119,18 @@ def test_fuse_explain_prints_the_features_of_every_region(tmp_path, image_file):
     assert "--explain: method 'eac' gives no feature weights; use one of cbpce, ecbpce" in line
 
 
+def test_fuse_agree_reports_stability_before_and_after(tmp_path, image_file, blocks_image):
+    out = tmp_path / "fused.png"
+    result = runner.invoke(app, ["fuse", str(image_file), "-s", "slic:n_segments=8,felzenszwalb:scale=100,sigma=0",
+                                 "-m", "sccc", "-k", "4", "-o", str(out), "--agree", "--words", "8", "--verbose"])
+    assert result.exit_code == 0, result.output
+    assert "ensemble stability" in result.stderr and "after --agree: stability" in result.stderr
+    assert read_labels(out).shape == blocks_image[1].shape
+    seg = str(write_labels(tmp_path / "s.png", blocks_image[1]))
+    line = _bad(["fuse", "--inputs", seg, seg, "-o", str(tmp_path / "out.png"), "--agree"], tmp_path)
+    assert "--agree: needs the image" in line
+
+
 def test_evaluate_table(tmp_path, gt_file, blocks_image):
     seg = write_labels(tmp_path / "seg.png", blocks_image[1])
     result = runner.invoke(app, ["evaluate", str(seg), "--gt", str(gt_file)])

@@ -3,6 +3,7 @@
 from segensemble.evaluation.aggregate import RegionSummary, collect_regions, image_region_result
 from segensemble.evaluation.boundaries import seg2bdry
 from segensemble.evaluation.projective import ensemble_f1, projective_f1
+from segensemble.evaluation.stability import ensemble_stability, jaccard_index, normalized_mutual_information
 from segensemble.evaluation.regions import (
     RegionCounts,
     contingency_table,
@@ -20,6 +21,9 @@ __all__ = [
     "collect_regions",
     "contingency_table",
     "ensemble_f1",
+    "ensemble_stability",
+    "jaccard_index",
+    "normalized_mutual_information",
     "image_region_result",
     "probabilistic_rand_index",
     "projective_f1",
