@@ -36,6 +36,7 @@ from segensemble.consensus.bipartite import HBGF  # noqa: E402
 from segensemble.consensus.coassociation import KCC, Basic, Spectral  # noqa: E402
 from segensemble.consensus.correlation import BOEM, CCPivot  # noqa: E402
 from segensemble.consensus.eac import EAC  # noqa: E402
+from segensemble.consensus.merging import BoundaryMerge  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
 from segensemble.consensus.pce import CBPCE, ECBPCE, ProjectiveEnsemble  # noqa: E402
@@ -45,7 +46,7 @@ from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confide
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "Borda", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
+    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
     "get", "register", "soft_methods",

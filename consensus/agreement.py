@@ -266,7 +266,7 @@ class CAP(BaseEstimator):
         self.n_moves_ = moves
         self.ensemble_ = Ensemble(np.stack(xs, axis=1), ensemble.weights, index=ensemble.index,
                                   memberships=None, features=ensemble.features, names=ensemble.names,
-                                  feature_names=ensemble.feature_names)
+                                  feature_names=ensemble.feature_names, image=ensemble.image)
         return self
 
     def fit_transform(self, ensemble, image=None):

@@ -73,6 +73,9 @@ class Ensemble:
         Member names.
     feature_names : list of str, optional
         Names of the feature columns (default ``feature0``, ...).
+    image : (H, W[, C]) array, optional
+        The image the members segment (needs ``index``), for methods that
+        look at pixels (boundary merging).
 
     Attributes
     ----------
@@ -91,7 +94,7 @@ class Ensemble:
     """
 
     def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None,
-                 feature_names=None):
+                 feature_names=None, image=None):
         lab = check_label_map(labels, "labels", ndim=2)
         n, m = lab.shape
         if weights is None:
@@ -142,6 +145,11 @@ class Ensemble:
         elif len(feature_names) != features.shape[1]:
             raise InputError(f"feature_names: expected {features.shape[1]} names, got {len(feature_names)}")
         self.feature_names = None if feature_names is None else [str(x) for x in feature_names]
+        if image is not None:
+            image = check_image(image)
+            if index is None or image.shape[:2] != index.shape:
+                raise InputError(f"image: expected an image the shape of the pixel index, got {describe(image)}")
+        self.image = image
         self.names = [str(x) for x in names] if names is not None else [f"member{j}" for j in range(m)]
         if len(self.names) != m:
             raise InputError(f"names: expected {m} names, got {len(self.names)}")
@@ -221,6 +229,9 @@ class Ensemble:
                 for s in segs
             ]
         feats, feature_names = None, None
+        img = None if image is None else check_image(image)
+        if img is not None and img.shape[:2] != shape:
+            raise InputError(f"image: expected shape {shape} like the segmentations, got {img.shape[:2]}")
         if features is not None:
             f = np.asarray(features, dtype=np.float64)
             if f.ndim == 2:
@@ -231,9 +242,6 @@ class Ensemble:
         elif image is not None:
             from segensemble.features import pixel_feature_names, pixel_features
 
-            img = check_image(image)
-            if img.shape[:2] != shape:
-                raise InputError(f"image: expected shape {shape} like the segmentations, got {img.shape[:2]}")
             f = pixel_features(img)
             feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
             feature_names = pixel_feature_names()
@@ -246,6 +254,7 @@ class Ensemble:
             features=feats,
             names=names,
             feature_names=feature_names,
+            image=img,
         )
 
     # ---------------------------------------------------------------- properties

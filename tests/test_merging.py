@@ -1,0 +1,94 @@
+"""Boundary consensus by hierarchical merging: adjacency, hierarchy, cuts, small regions."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+from segensemble import Ensemble, InputError, consensus
+from segensemble.consensus.merging import atom_adjacency, cut_hierarchy, merge_hierarchy
+
+
+def test_adjacency_counts_borders_votes_and_gradient():
+    index = np.array([[0, 0, 1], [2, 2, 1], [2, 2, 1]])
+    labels = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 1]])  # 3 atoms x 3 members
+    grad = np.zeros((3, 3))
+    grad[:, 2] = 1.0
+    pairs, length, vote, g = atom_adjacency(index, labels, grad)
+    assert pairs.tolist() == [[0, 1], [0, 2], [1, 2]]
+    assert length.tolist() == [1.0, 2.0, 2.0]
+    assert vote.tolist() == pytest.approx([2 / 3, 1.0, 1 / 3])
+    assert g.tolist() == pytest.approx([0.5, 0.0, 0.5])
+
+
+def test_hierarchy_merges_the_weakest_mean_border_first_and_is_monotone():
+    rng = np.random.default_rng(0)
+    n = 30
+    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.2])
+    length = rng.integers(1, 5, len(pairs)).astype(float)
+    strength = rng.random(len(pairs))
+    merges, heights = merge_hierarchy(n, pairs, length, strength)
+    assert np.all(np.diff(heights) >= 0)
+    # the first merge is the weakest single border
+    first = pairs[np.argmin(strength)]
+    assert merges[0].tolist() == sorted(first.tolist())
+    for k in (1, 5, 12):
+        labels = cut_hierarchy(n, merges, heights, n_clusters=max(k, n - len(merges)))
+        assert labels.max() + 1 == max(k, n - len(merges))
+
+
+def test_mean_border_strength_is_length_weighted():
+    # region 1 borders 0 with a long weak border and a short strong one: mean (3 * 0.2 + 1 * 0.8) / 4 = 0.35
+    pairs = np.array([[0, 1], [0, 1], [1, 2]])
+    merges, heights = merge_hierarchy(3, pairs[[0, 2]], np.array([3.0, 1.0]), np.array([0.2, 0.3]))
+    assert merges[0].tolist() == [0, 1]
+
+
+def test_small_regions_merge_first():
+    # region 2 is tiny and strongly bounded: without min_size it survives to the end, with it, it goes first
+    pairs = np.array([[0, 1], [1, 2]])
+    strength = np.array([0.3, 0.9])
+    m0, _ = merge_hierarchy(3, pairs, np.ones(2), strength)
+    m1, h1 = merge_hierarchy(3, pairs, np.ones(2), strength, sizes=np.array([50, 50, 2]), min_size=10)
+    assert m0[0].tolist() == [0, 1] and m1[0].tolist() == [1, 2] and h1[0] < 0
+    assert cut_hierarchy(3, m1, h1, threshold=0.2).tolist() == [0, 1, 1]  # the 0.3 border survives
+
+
+def _image_ensemble():
+    rng = np.random.default_rng(1)
+    truth = np.zeros((30, 40), int)
+    truth[:, 20:] = 1
+    truth[15:, :20] = 2
+    img = np.stack([truth == 1, truth == 2, np.zeros_like(truth)], axis=2).astype(float)
+    img = np.clip(img + rng.normal(0, 0.03, img.shape), 0, 1)
+    members = []
+    for s in range(4):
+        z = truth.copy()
+        z[rng.random(z.shape) < 0.02] = 3  # speckle
+        z[:, 19 + s % 2] = truth[:, 21]  # jittered border
+        members.append(z)
+    return truth, Ensemble.from_segmentations(members, img)
+
+
+@pytest.mark.parametrize("gradient_weight", [0.0, 0.5])
+def test_boundary_merge_recovers_regions_from_noisy_members(gradient_weight):
+    truth, ens = _image_ensemble()
+    est = consensus.get("merge")(threshold=0.5, gradient_weight=gradient_weight, min_size=20).fit(ens)
+    fused = ens.to_image(est.labels_)
+    assert adjusted_rand_score(truth.ravel(), fused.ravel()) > 0.95
+    k3 = consensus.get("merge")(n_clusters=3, min_size=20).fit(ens)
+    assert k3.n_clusters_ == 3
+
+
+def test_without_a_grid_it_is_average_linkage_on_the_coassociation():
+    from segensemble.datasets import rpm_ensemble
+
+    L, _ = rpm_ensemble(60, 6, 3, 0.3, rng=4)
+    a = consensus.get("merge")(n_clusters=3).fit(L).labels_
+    b = consensus.get("eac")(n_clusters=3, linkage="average").fit(L).labels_
+    assert adjusted_rand_score(a, b) == 1.0
+
+
+def test_gradient_needs_an_image():
+    a = np.array([[0, 0, 1, 1]] * 2)
+    with pytest.raises(InputError, match="gradient"):
+        consensus.get("merge")(gradient_weight=0.5).fit(Ensemble.from_segmentations([a, a]))
