@@ -77,12 +77,16 @@ def atom_adjacency(index, labels, gradient=None):
     return pairs, length, vote, grad
 
 
-def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_size: float = 0):
+def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_size: float = 0,
+                    size_penalty: float = 0.0):
     """Greedy merging by the weakest mean border strength.
 
     With ``sizes`` and ``min_size``, a pair with a region smaller than
     ``min_size`` is keyed ``strength - 1``: small regions are merged first,
     each along its weakest border, before any border between large regions.
+    ``size_penalty`` lowers the key of every pair by
+    ``size_penalty * sqrt(A / min(size_u, size_v))`` with A a thousandth of
+    the total size, so smaller regions merge more readily at every scale.
 
     Parameters
     ----------
@@ -95,6 +99,7 @@ def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_
     sizes : (n_regions,) array, optional
         Region sizes (pixels).
     min_size : float, default 0
+    size_penalty : float, default 0
 
     Returns
     -------
@@ -111,9 +116,11 @@ def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_
     ([[0, 1], [0, 2]], [0.2, 0.6])
     """
     size = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64).copy()
+    ref = size.sum() / 1000.0
 
     def key(u, v, acc):
-        return acc[1] / acc[0] - (1.0 if min(size[u], size[v]) < min_size else 0.0)
+        small = min(size[u], size[v])
+        return acc[1] / acc[0] - (1.0 if small < min_size else 0.0) - size_penalty * np.sqrt(ref / small)
 
     nbr = [dict() for _ in range(n_regions)]  # region -> {neighbour: [sum length, sum length * strength]}
     for (u, v), ln, st in zip(np.asarray(pairs).tolist(), np.asarray(length, float), np.asarray(strength, float)):
@@ -197,6 +204,9 @@ class BoundaryMerge(ConsensusClusterer):
         Weight of the image gradient in the border strength.
     min_size : float, default 0
         Pixels below which a region is merged before any other.
+    size_penalty : float, default 0
+        Lowers every border's key by ``size_penalty * sqrt(A / smaller size)``
+        (A = a thousandth of the image), so small regions merge more readily.
     refine : bool or int, default False
 
     Attributes
@@ -224,14 +234,17 @@ class BoundaryMerge(ConsensusClusterer):
         "threshold": [Interval(Real, 0, None, closed="left")],
         "gradient_weight": [Interval(Real, 0, 1, closed="both")],
         "min_size": [Interval(Real, 0, None, closed="left")],
+        "size_penalty": [Interval(Real, 0, None, closed="left")],
         "refine": REFINE,
     }
 
-    def __init__(self, n_clusters="auto", *, threshold=0.5, gradient_weight=0.0, min_size=0, refine=False):
+    def __init__(self, n_clusters="auto", *, threshold=0.5, gradient_weight=0.0, min_size=0, size_penalty=0.0,
+                 refine=False):
         self.n_clusters = n_clusters
         self.threshold = threshold
         self.gradient_weight = gradient_weight
         self.min_size = min_size
+        self.size_penalty = size_penalty
         self.refine = refine
 
     def fit(self, X, y=None, sample_weight=None, *, gradient=None):
@@ -272,7 +285,7 @@ class BoundaryMerge(ConsensusClusterer):
 
     def _cut(self, n, pairs, length, strength, weights):
         self.merges_, self.heights_ = merge_hierarchy(n, pairs, length, strength, sizes=weights,
-                                                      min_size=self.min_size)
+                                                      min_size=self.min_size, size_penalty=self.size_penalty)
         if self.n_clusters == "auto":
             return cut_hierarchy(n, self.merges_, self.heights_, threshold=self.threshold)
         return cut_hierarchy(n, self.merges_, self.heights_, n_clusters=int(self.n_clusters))

@@ -19,22 +19,38 @@ from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
 
-__all__ = ["BenchConfig", "run_bench", "DEFAULT_SEGMENTERS", "SCORE_KEYS"]
+__all__ = ["BenchConfig", "run_bench", "hierarchy_levels", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
 
-#: Starter ensemble of the batch bench.
-DEFAULT_SEGMENTERS = ("slic", "felzenszwalb")
-SCORE_KEYS = ("pri", "voi", "covering", "n_segments")
+SCORE_KEYS = ("covering", "pri", "voi", "f", "n_segments")
+#: Cut heights of the boundary-merge hierarchy written as the ``segs`` sweep.
+HIERARCHY_THRESHOLDS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
+#: Numbers of regions of the sweep for the other consensus methods.
+HIERARCHY_K = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50)
 
 
 @dataclass
 class BenchConfig:
-    """What a bench run computes; its hash decides whether stored results are reused."""
+    """What a bench run computes; its hash decides whether stored results are reused.
 
-    segmenters: list = field(default_factory=lambda: list(DEFAULT_SEGMENTERS))
+    Built from a recipe with :meth:`from_recipe`; ``hierarchy`` adds the sweep
+    over the number of regions (a BSDS ``segs`` cell per image, scored for
+    ODS / OIS / best).
+    """
+
+    segmenters: list = field(default_factory=lambda: ["slic", "felzenszwalb"])
     method: str = "eac"
     n_segments: object = "auto"
     seed: int = 0
     params: dict = field(default_factory=dict)
+    postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
+    hierarchy: bool = True
+    recipe: str = ""
+
+    @classmethod
+    def from_recipe(cls, recipe, *, seed: int = 0, hierarchy: bool = True) -> BenchConfig:
+        return cls(segmenters=list(recipe.segmenters), method=recipe.method, n_segments=recipe.n_segments,
+                   seed=seed, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
+                   hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}")
 
     def key(self) -> str:
         return settings_key(self)
@@ -44,12 +60,51 @@ def _image_seed(seed: int, image_id: str) -> int:
     return int(np.random.SeedSequence([int(seed), zlib.crc32(image_id.encode())]).generate_state(1)[0])
 
 
+def hierarchy_levels(estimator, ensemble, config: BenchConfig, image) -> list:
+    """The sweep of fused segmentations written as the hierarchical result.
+
+    The boundary-merge hierarchy is cut at :data:`HIERARCHY_THRESHOLDS`
+    (coarser with every level); other methods are refit for every K in
+    :data:`HIERARCHY_K` (capped by the number of atoms). Every level is
+    post-processed like the single result.
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble, consensus
+    >>> a = np.array([[0, 0, 1, 1]] * 2); b = np.array([[0, 0, 0, 1]] * 2)
+    >>> ens = Ensemble.from_segmentations([a, a, b])
+    >>> est = consensus.get("merge")().fit(ens)
+    >>> len(hierarchy_levels(est, ens, BenchConfig(method="merge"), None))
+    19
+    """
+    from segensemble import consensus
+    from segensemble.consensus.merging import cut_hierarchy
+    from segensemble.postprocess import postprocess
+
+    post = dict(config.postprocess)
+    if hasattr(estimator, "merges_"):
+        n = ensemble.n_objects
+        cuts = [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
+    else:
+        cls = consensus.get(config.method)
+        extra = {"random_state": config.seed} if "random_state" in cls().get_params() else {}
+        cuts = [cls(n_clusters=min(k, ensemble.n_objects), **config.params, **extra).fit(ensemble).labels_
+                for k in HIERARCHY_K]
+    return [postprocess(ensemble.to_image(c), image, **post) for c in cuts]
+
+
+def _evaluate(labels, gt) -> dict:
+    from segensemble.evaluation.benchmark import MachineResult, evaluate_image
+
+    return evaluate_image(MachineResult("segs", [labels]), gt).to_dict()
+
+
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
-    """Segment, fuse and score one image; write its fused PNG and JSON."""
+    """Segment, fuse and score one image; write its fused PNG, hierarchy .mat and JSON."""
     from segensemble.datasets import BSDS500
-    from segensemble.evaluation.regions import region_scores
-    from segensemble.io import write_labels
+    from segensemble.io import write_labels, write_segmentations
     from segensemble.pipeline import fuse, run_segmenters
+    from segensemble.postprocess import postprocess
 
     start = time.perf_counter()
     ds = BSDS500(root)
@@ -65,28 +120,57 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
         segs, config.method, config.n_segments, image=image, random_state=config.seed,
         return_estimator=True, **config.params,
     )
-    members = {spec: region_scores(s.labels, gt) for spec, s in zip(config.segmenters, segs)}
+    fused = postprocess(fused, image, **config.postprocess)
+    out = Path(out_dir)
+    if config.hierarchy:
+        write_segmentations(out / "segs" / f"{image_id}.mat", hierarchy_levels(est, ens, config, image))
     result = {
         "id": image_id,
         "config": config.key(),
-        "members": members,
-        "fused": region_scores(fused, gt),
+        "members": {spec: _evaluate(s.labels, gt) for spec, s in zip(config.segmenters, segs)},
+        "fused": _evaluate(fused, gt),
+        "n_segments": {"fused": int(fused.max()) + 1,
+                       **{spec: int(len(np.unique(s.labels))) for spec, s in zip(config.segmenters, segs)}},
         "n_atoms": ens.n_objects,
         "seconds": time.perf_counter() - start,
     }
-    out = Path(out_dir)
     write_labels(out / "fused" / f"{image_id}.png", fused)
     atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(result, indent=1))
     return result
 
 
 def _summarise(results: list[dict], config: BenchConfig) -> dict:
-    names = list(config.segmenters) + ["fused"]
+    """Dataset scores of every member and of the fused result, each as one segmentation per image."""
+    from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
+    from segensemble.evaluation.benchmark import ImageEvaluation
+
     table = {}
-    for name in names:
-        rows = [r["fused"] if name == "fused" else r["members"][name] for r in results]
-        table[name] = {k: float(np.mean([row[k] for row in rows])) for k in SCORE_KEYS}
+    for name in list(config.segmenters) + ["fused"]:
+        evs = [ImageEvaluation.from_dict(r["fused"] if name == "fused" else r["members"][name]) for r in results]
+        b = collect_boundaries([e.boundary for e in evs])
+        g = collect_regions([e.region for e in evs])
+        table[name] = {"covering": float(g.covering_ods), "pri": float(g.pri_ods), "voi": float(g.voi_ods),
+                       "f": float(b.ods_F), "n_segments": float(np.mean([r["n_segments"][name] for r in results]))}
     return table
+
+
+def _per_image_csv(results: list[dict], config: BenchConfig) -> str:
+    import csv
+    import io
+
+    from segensemble.evaluation.benchmark import ImageEvaluation
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["image", "method", "covering", "pri", "voi", "recall", "precision", "n_segments", "seconds"])
+    for r in results:
+        for name in list(config.segmenters) + ["fused"]:
+            ev = ImageEvaluation.from_dict(r["fused"] if name == "fused" else r["members"][name])
+            reg, bd = ev.region, ev.boundary
+            w.writerow([r["id"], name, f"{reg.cntR[0] / reg.sumR[0]:.6f}", f"{reg.pri[0]:.6f}", f"{reg.voi[0]:.6f}",
+                        f"{bd.cntR[0] / max(bd.sumR[0], 1):.6f}", f"{bd.cntP[0] / max(bd.sumP[0], 1):.6f}",
+                        r["n_segments"][name], f"{r['seconds']:.3f}"])
+    return buf.getvalue()
 
 
 def run_bench(
@@ -105,15 +189,19 @@ def run_bench(
     Parameters
     ----------
     out_dir : path
-        Receives ``fused/<id>.png``, ``per_image/<id>.json`` and
-        ``summary.json``. Images whose result is already there for the same
-        configuration are skipped (resume).
+        Receives ``fused/<id>.png`` (one post-processed segmentation),
+        ``segs/<id>.mat`` (the hierarchy, with ``config.hierarchy``),
+        ``per_image/<id>.json``, ``per_image.csv``, ``methods.txt`` (members
+        vs fused), ``eval_hierarchy/`` (the official benchmark files of the
+        hierarchy) and ``summary.json``. Images whose result is already there
+        for the same configuration are skipped (resume).
     bsds : path, optional
         A BSDS500-layout dataset. None: the built-in synthetic dataset is
         generated (deterministically) into ``out_dir/dataset``.
     split : str, default 'test'
     config : BenchConfig, optional
-        Segmenters, consensus method, number of regions, seed.
+        Segmenters, consensus method, number of regions, seed, post-processing
+        (:meth:`BenchConfig.from_recipe`).
     jobs : int, default 1
         Parallel worker processes.
     limit : int, optional
@@ -133,8 +221,8 @@ def run_bench(
     --------
     >>> import tempfile
     >>> s = run_bench(tempfile.mkdtemp(), synthetic_images=2)
-    >>> sorted(s["table"]), s["n_images"]
-    (['felzenszwalb', 'fused', 'slic'], 2)
+    >>> sorted(s["table"]), s["n_images"], "ods" in s["hierarchy"]["boundary"]
+    (['felzenszwalb', 'fused', 'slic'], 2, True)
     """
     from segensemble import consensus, segmenters
     from segensemble.datasets import BSDS500, make_synthetic_dataset
@@ -161,7 +249,8 @@ def run_bench(
         ids = ids[: check_int(limit, "limit", minimum=1)]
     if not ids:
         raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
-    done = load_finished(out, ids, config.key(), required=("fused/{id}.png",))
+    required = ("fused/{id}.png",) + (("segs/{id}.mat",) if config.hierarchy else ())
+    done = load_finished(out, ids, config.key(), required=required)
     todo = [i for i in ids if i not in done]
     if progress:
         progress(len(done), len(ids))
@@ -177,7 +266,27 @@ def run_bench(
         "config": {**config.__dict__, "key": config.key()},
         "n_images": len(results),
         "table": _summarise(results, config) if results else {},
+        "seconds_per_image": {"median": float(np.median([r["seconds"] for r in results])) if results else None},
         "failures": failures,
     }
+    if results:
+        atomic_write_text(out / "per_image.csv", _per_image_csv(results, config))
+        _write_method_table(out / "methods.txt", summary)
+    if config.hierarchy and results and not failures:
+        from segensemble.score import ScoreConfig, score_results
+
+        gt_dir = Path(ds.data) / "groundTruth" / split
+        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
+                          jobs=jobs, subset=limit is not None)
+        summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
+                                "official_files": str(out / "eval_hierarchy")}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
     return summary
+
+
+def _write_method_table(path, summary) -> None:
+    lines = [f"{'method':<28} {'covering':>9} {'PRI':>7} {'VOI':>7} {'F':>7} {'regions':>8}"]
+    for name, s in summary["table"].items():
+        lines.append(f"{name:<28} {s['covering']:>9.4f} {s['pri']:>7.4f} {s['voi']:>7.4f} {s['f']:>7.4f} "
+                     f"{s['n_segments']:>8.1f}")
+    atomic_write_text(path, "\n".join(lines) + "\n")

@@ -463,11 +463,22 @@ def bench(
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder (fused PNGs, per-image JSON, summary.json).")] = Path(
         "segensemble-bench"
     ),
+    recipe: Annotated[
+        str, typer.Option("--recipe", "-r", help="Built-in recipe name (see 'segensemble recipes') or a recipe file.")
+    ] = "default",
     segmenters: Annotated[
-        str, typer.Option("--segmenters", "-s", help="Comma-separated segmenters with optional parameters.")
-    ] = ",".join(("slic", "felzenszwalb")),
-    method: Annotated[str, typer.Option("--method", "-m", help="Consensus method.")] = "eac",
-    n_segments: Annotated[str, typer.Option("--n-segments", "-k", help="Number of fused regions, or 'auto'.")] = "auto",
+        Optional[str], typer.Option("--segmenters", "-s", help="Override the recipe's segmenters (comma-separated).")
+    ] = None,
+    method: Annotated[Optional[str], typer.Option("--method", "-m", help="Override the recipe's consensus method.")] = None,
+    n_segments: Annotated[
+        Optional[str], typer.Option("--n-segments", "-k", help="Override the number of fused regions, or 'auto'.")
+    ] = None,
+    param: Annotated[
+        Optional[list[str]], typer.Option("--param", "-p", help="Consensus parameter key=value (repeatable).")
+    ] = None,
+    hierarchy: Annotated[
+        bool, typer.Option("--hierarchy/--no-hierarchy", help="Also write and score the sweep over K (ODS/OIS/best).")
+    ] = True,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
@@ -482,34 +493,67 @@ def bench(
 
     Examples:
       segensemble bench
-      segensemble bench --bsds BSDS500 --split val --out results/ --jobs 2
+      segensemble bench --bsds BSDS500 --split test --out results/ --jobs 2
+      segensemble bench --recipe classic -m vote --limit 20
     """
     from segensemble.bench import BenchConfig, run_bench
     from segensemble.pipeline import parse_segmenter_list
+    from segensemble.recipes import load_recipe
 
-    config = BenchConfig(
-        segmenters=parse_segmenter_list(segmenters),
+    chosen = load_recipe(recipe).with_overrides(
+        segmenters=None if segmenters is None else parse_segmenter_list(segmenters),
         method=method,
-        n_segments=segensemble._validation.check_n_segments(n_segments, "--n-segments"),
-        seed=seed,
-    )
+        n_segments=None if n_segments is None else segensemble._validation.check_n_segments(n_segments, "--n-segments"),
+        params=_params(param),
+    ).validate()
+    config = BenchConfig.from_recipe(chosen, seed=seed, hierarchy=hierarchy)
     summary = _with_progress(
         "bench",
         lambda cb: run_bench(
             out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit, progress=cb
         ),
     )
-    table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split})", title_justify="left")
-    for col in ("method", "PRI ↑", "VOI ↓", "covering ↑", "regions"):
-        table.add_column(col)
+    table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split}), recipe {config.recipe}",
+                  title_justify="left")
+    for col in ("method", "covering ↑", "PRI ↑", "VOI ↓", "boundary F ↑", "regions"):
+        table.add_column(col, overflow="fold")
     for name, s in summary["table"].items():
-        table.add_row(name, f"{s['pri']:.4f}", f"{s['voi']:.4f}", f"{s['covering']:.4f}", f"{s['n_segments']:.1f}")
+        table.add_row(name, f"{s['covering']:.4f}", f"{s['pri']:.4f}", f"{s['voi']:.4f}", f"{s['f']:.4f}",
+                      f"{s['n_segments']:.1f}")
     out.print(table)
+    h = summary.get("hierarchy")
+    if h:
+        r, b = h["region"], h["boundary"]
+        out.print(f"hierarchy (ODS / OIS): covering {r['covering']['ods']:.4f} / {r['covering']['ois']:.4f} "
+                  f"(best {r['covering']['best']:.4f}), PRI {r['pri']['ods']:.4f} / {r['pri']['ois']:.4f}, "
+                  f"VOI {r['voi']['ods']:.4f} / {r['voi']['ois']:.4f}, boundary F {b['ods']['f']:.4f} / "
+                  f"{b['ois']['f']:.4f}", markup=False)
     out.print(f"results: {out_dir / 'summary.json'}", markup=False)
     if summary["failures"]:
         for image_id, msg in summary["failures"].items():
             err.print(f"failed: {image_id}: {msg}", markup=False)
         raise typer.Exit(1)
+
+
+@app.command()
+@_handle_errors
+def recipes():
+    """List the built-in recipes (ensemble, consensus method, parameters, post-processing).
+
+    Examples:
+      segensemble recipes
+      segensemble bench --recipe classic
+    """
+    from segensemble.recipes import BUILTIN
+
+    table = Table(title="built-in recipes", title_justify="left")
+    for col in ("name", "version", "segmenters", "method", "parameters", "post-processing"):
+        table.add_column(col)
+    for r in BUILTIN.values():
+        table.add_row(r.name, r.version, ", ".join(r.segmenters), f"{r.method} (k={r.n_segments})",
+                      ", ".join(f"{k}={v}" for k, v in r.params.items()),
+                      ", ".join(f"{k}={v}" for k, v in r.postprocess.items()))
+    out.print(table)
 
 
 def main():

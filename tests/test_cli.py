@@ -143,12 +143,40 @@ def test_bench_on_synthetic_then_resume(tmp_path):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["n_images"] == 2 and set(summary["table"]) == {"slic", "felzenszwalb", "fused"}
-    assert len(list((out / "fused").glob("*.png"))) == 2
+    from segensemble.recipes import BUILTIN
+
+    assert summary["n_images"] == 2 and set(summary["table"]) == set(BUILTIN["default"].segmenters) | {"fused"}
+    assert summary["config"]["recipe"] == "default@1"
+    assert len(list((out / "fused").glob("*.png"))) == 2 and len(list((out / "segs").glob("*.mat"))) == 2
+    for name in ("per_image.csv", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"):
+        assert (out / name).is_file(), name
+    assert 0 < summary["hierarchy"]["boundary"]["ods"]["f"] <= 1
     before = {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
     result = runner.invoke(app, args)
     assert result.exit_code == 0
     assert before == {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
+
+
+def test_bench_with_recipe_overrides_and_a_recipe_file(tmp_path):
+    out = tmp_path / "bench"
+    result = runner.invoke(app, ["bench", "--synthetic", "--out", str(out), "--limit", "1", "--recipe", "classic",
+                                 "-m", "vote", "--no-hierarchy"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["method"] == "vote" and "hierarchy" not in summary
+    recipe = tmp_path / "mine.toml"
+    recipe.write_text('name = "mine"\nsegmenters = ["slic:n_segments=30"]\nmethod = "eac"\n[params]\nlinkage = "single"\n')
+    result = runner.invoke(app, ["bench", "--synthetic", "--out", str(tmp_path / "b2"), "--limit", "1", "-r", str(recipe)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "b2" / "summary.json").read_text())["config"]["params"] == {"linkage": "single"}
+    recipe.write_text('name = "bad"\nsegmenters = ["slic"]\nmethod = "eac"\n[params]\nnope = 1\n')
+    line = _bad(["bench", "--synthetic", "--out", str(tmp_path / "b3"), "-r", str(recipe)], tmp_path, "b3")
+    assert "params" in line and "nope" in line
+
+
+def test_recipes_lists_the_builtin_ones():
+    result = runner.invoke(app, ["recipes"])
+    assert result.exit_code == 0 and "default" in result.stdout and "classic" in result.stdout
 
 
 def test_bench_jobs_2_gives_the_same_results(tmp_path):

@@ -92,3 +92,13 @@ def test_gradient_needs_an_image():
     a = np.array([[0, 0, 1, 1]] * 2)
     with pytest.raises(InputError, match="gradient"):
         consensus.get("merge")(gradient_weight=0.5).fit(Ensemble.from_segmentations([a, a]))
+
+
+def test_size_penalty_merges_smaller_regions_first():
+    # equal borders: the pair with the smaller region goes first once sizes count
+    pairs = np.array([[0, 1], [2, 3]])
+    strength = np.array([0.40, 0.41])
+    sizes = np.array([500.0, 500.0, 10.0, 500.0])
+    m0, _ = merge_hierarchy(4, pairs, np.ones(2), strength, sizes=sizes)
+    m1, _ = merge_hierarchy(4, pairs, np.ones(2), strength, sizes=sizes, size_penalty=0.1)
+    assert m0[0].tolist() == [0, 1] and m1[0].tolist() == [2, 3]

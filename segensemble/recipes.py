@@ -1,0 +1,185 @@
+"""Recipes: a named, versioned ensemble (segmenters with parameters), consensus method and post-processing.
+
+Built-in recipes are listed by ``segensemble recipes``; a recipe file is TOML
+(or YAML when PyYAML is installed) with the same keys::
+
+    name = "mine"
+    version = "1"
+    segmenters = ["felzenszwalb:scale=300", "slic:n_segments=200"]
+    method = "merge"
+    n_segments = "auto"
+    [params]
+    threshold = 0.35
+    [postprocess]
+    connected = true
+    min_size = 0
+
+Any field can be overridden from the CLI (``-s``, ``-m``, ``-k``, ``-p``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from segensemble.errors import InputError
+
+__all__ = ["Recipe", "BUILTIN", "load_recipe", "recipe_from_mapping"]
+
+_FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """An ensemble, a consensus method and post-processing, by name and version.
+
+    Examples
+    --------
+    >>> r = BUILTIN["classic"]
+    >>> r.method, r.with_overrides(method="vote").method
+    ('eac', 'vote')
+    """
+
+    name: str
+    version: str
+    segmenters: tuple
+    method: str
+    n_segments: object = "auto"
+    params: dict = field(default_factory=dict)
+    postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
+    description: str = ""
+
+    def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
+        """A copy with the given fields replaced (``params`` are merged; a new method starts from none)."""
+        new_params = dict(self.params) if method is None or method == self.method else {}
+        new_params.update(params or {})
+        return replace(
+            self,
+            segmenters=tuple(segmenters) if segmenters is not None else self.segmenters,
+            method=method or self.method,
+            n_segments=self.n_segments if n_segments is None else n_segments,
+            params=new_params,
+        )
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["segmenters"] = list(self.segmenters)
+        return d
+
+    def validate(self) -> Recipe:
+        """Check the segmenters, method, parameters and post-processing; return self."""
+        from segensemble import consensus, segmenters
+        from segensemble._validation import check_n_segments
+        from segensemble.pipeline import parse_segmenter_spec
+
+        if not self.segmenters:
+            raise InputError(f"recipe {self.name!r}: segmenters: expected at least one segmenter")
+        for spec in self.segmenters:
+            segmenters.get(parse_segmenter_spec(spec)[0])
+        cls = consensus.get(self.method)
+        unknown = set(self.params) - set(cls().get_params())
+        if unknown:
+            raise InputError(f"recipe {self.name!r}: params: {self.method} has no parameter(s) {sorted(unknown)}")
+        check_n_segments(self.n_segments)
+        extra = set(self.postprocess) - {"connected", "min_size"}
+        if extra:
+            raise InputError(f"recipe {self.name!r}: postprocess: unknown key(s) {sorted(extra)}; "
+                             "expected connected, min_size")
+        return self
+
+
+#: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
+#: val images only (see README, "Choosing the default recipe").
+BUILTIN = {
+    "default": Recipe(
+        name="default",
+        version="1",
+        segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
+                    "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
+        method="merge",
+        params={"threshold": 0.35, "gradient_weight": 0.5, "min_size": 200, "size_penalty": 0.2},
+        postprocess={"connected": True, "min_size": 0},
+        description="Boundary consensus: members' boundary votes blended with the colour gradient, greedy "
+                    "merging of atoms by mean border strength (small regions first).",
+    ),
+    "classic": Recipe(
+        name="classic",
+        version="1",
+        segmenters=("slic", "felzenszwalb"),
+        method="eac",
+        description="Evidence accumulation (average linkage on the co-association) of SLIC and Felzenszwalb.",
+    ),
+}
+
+
+def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
+    """A validated Recipe from a mapping (a parsed TOML/YAML file).
+
+    Examples
+    --------
+    >>> recipe_from_mapping({"name": "x", "segmenters": ["slic"], "method": "vote"}).version
+    '1'
+    """
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a table of recipe fields, got {type(data).__name__}")
+    unknown = set(data) - set(_FIELDS)
+    if unknown:
+        raise InputError(f"{source}: unknown field(s) {sorted(unknown)}; expected {', '.join(_FIELDS)}")
+    for key in ("name", "segmenters", "method"):
+        if key not in data:
+            raise InputError(f"{source}: missing field {key!r}")
+    segs = data["segmenters"]
+    if isinstance(segs, str) or not all(isinstance(x, str) for x in segs):
+        raise InputError(f"{source}: segmenters: expected a list of segmenter specs, got {segs!r}")
+    post = {"connected": False, "min_size": 0, **dict(data.get("postprocess", {}))}
+    recipe = Recipe(
+        name=str(data["name"]),
+        version=str(data.get("version", "1")),
+        segmenters=tuple(segs),
+        method=str(data["method"]),
+        n_segments=data.get("n_segments", "auto"),
+        params=dict(data.get("params", {})),
+        postprocess=post,
+        description=str(data.get("description", "")),
+    )
+    return recipe.validate()
+
+
+def load_recipe(name_or_path) -> Recipe:
+    """A built-in recipe by name, or a recipe file (.toml, .yaml/.yml with PyYAML, .json).
+
+    Examples
+    --------
+    >>> load_recipe("default").method
+    'merge'
+    """
+    key = str(name_or_path)
+    if key in BUILTIN:
+        return BUILTIN[key]
+    path = Path(key)
+    if not path.is_file():
+        raise InputError(f"recipe: {key!r} is neither a built-in recipe ({', '.join(BUILTIN)}) nor a file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                import tomli as tomllib
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        elif suffix in (".yaml", ".yml"):
+            try:
+                import yaml
+            except ModuleNotFoundError as exc:
+                raise InputError(f"{path}: YAML recipes need PyYAML (pip install pyyaml); or use TOML") from exc
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        elif suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            raise InputError(f"{path}: expected a .toml, .yaml or .json recipe file")
+    except InputError:
+        raise
+    except Exception as exc:  # parse errors of any of the formats
+        raise InputError(f"{path}: not a readable recipe ({type(exc).__name__}: {exc})") from exc
+    return recipe_from_mapping(data, source=str(path))

@@ -1,0 +1,66 @@
+"""Recipes (built-in and from files) and post-processing."""
+
+import numpy as np
+import pytest
+
+from segensemble import InputError
+from segensemble.postprocess import connected_regions, merge_small, postprocess
+from segensemble.recipes import BUILTIN, load_recipe, recipe_from_mapping
+
+
+def test_builtin_recipes_are_valid():
+    for recipe in BUILTIN.values():
+        assert recipe.validate() is recipe and recipe.version
+
+
+def test_recipe_files_toml_yaml_json(tmp_path):
+    (tmp_path / "r.toml").write_text('name = "t"\nversion = "2"\nsegmenters = ["slic"]\nmethod = "eac"\n'
+                                     '[postprocess]\nmin_size = 20\n')
+    r = load_recipe(tmp_path / "r.toml")
+    assert (r.name, r.version, r.segmenters, r.postprocess) == ("t", "2", ("slic",), {"connected": False, "min_size": 20})
+    pytest.importorskip("yaml")
+    (tmp_path / "r.yaml").write_text("name: y\nsegmenters: [felzenszwalb]\nmethod: vote\n")
+    assert load_recipe(tmp_path / "r.yaml").method == "vote"
+    (tmp_path / "r.json").write_text('{"name": "j", "segmenters": ["slic"], "method": "basic", "n_segments": 4}')
+    assert load_recipe(tmp_path / "r.json").n_segments == 4
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"name": "x", "segmenters": ["slic"]}, "missing field 'method'"),
+    ({"name": "x", "segmenters": "slic", "method": "eac"}, "segmenters: expected a list"),
+    ({"name": "x", "segmenters": ["nosuch"], "method": "eac"}, "nosuch"),
+    ({"name": "x", "segmenters": ["slic"], "method": "eac", "colour": 1}, "unknown field"),
+    ({"name": "x", "segmenters": ["slic"], "method": "eac", "postprocess": {"blur": 1}}, "postprocess"),
+])
+def test_bad_recipes_are_refused_with_the_reason(data, message):
+    with pytest.raises(InputError, match=message):
+        recipe_from_mapping(data)
+
+
+def test_unreadable_or_unknown_recipe(tmp_path):
+    (tmp_path / "bad.toml").write_text("name = [unclosed")
+    with pytest.raises(InputError, match="bad.toml: not a readable recipe"):
+        load_recipe(tmp_path / "bad.toml")
+    with pytest.raises(InputError, match="neither a built-in recipe"):
+        load_recipe("no-such-recipe")
+
+
+def test_overrides_merge_params_and_reset_them_for_a_new_method():
+    r = BUILTIN["default"]
+    same = r.with_overrides(params={"threshold": 0.4})
+    assert same.params["threshold"] == 0.4 and same.params["min_size"] == r.params["min_size"]
+    other = r.with_overrides(method="eac")
+    assert other.params == {} and other.segmenters == r.segmenters
+
+
+def test_postprocess_connected_and_small_regions():
+    lab = np.array([[0, 0, 1, 0], [0, 0, 1, 0], [2, 2, 2, 2]])
+    assert len(np.unique(connected_regions(lab))) == 4  # label 0 is two pieces
+    img = np.zeros((3, 4, 3))
+    img[:, 3] = 0.9
+    merged = merge_small(connected_regions(lab), img, 3)
+    assert np.bincount(merged.ravel()).min() >= 3  # both 2-pixel pieces joined a neighbour
+    assert merged[0, 3] == merged[2, 3]  # the bright right column joins the bottom row, not the dark block
+    with pytest.raises(InputError, match="image"):
+        postprocess(lab, None, min_size=3)
+    assert postprocess(lab, connected=False).tolist() == lab.tolist()
