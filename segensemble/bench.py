@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble._atomic import atomic_write_text
+from segensemble._atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
@@ -235,6 +235,7 @@ def run_bench(
         segmenters.get(parse_segmenter_spec(spec)[0])
     jobs = check_int(jobs, "jobs", minimum=1)
     out = Path(out_dir)
+    remove_stale_temporaries(out)  # left by a killed run
     if bsds is None:
         root = out / "dataset"
         marker = root / f".synthetic-{synthetic_images}"

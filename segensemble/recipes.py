@@ -94,12 +94,12 @@ class Recipe:
 BUILTIN = {
     "default": Recipe(
         name="default",
-        version="1",
+        version="2",
         segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
                     "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
         method="merge",
         params={"threshold": 0.35, "gradient_weight": 0.5, "min_size": 200, "size_penalty": 0.2},
-        postprocess={"connected": True, "min_size": 0},
+        postprocess={"connected": True, "min_size": 200},
         description="Boundary consensus: members' boundary votes blended with the colour gradient, greedy "
                     "merging of atoms by mean border strength (small regions first).",
     ),

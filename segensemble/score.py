@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from segensemble._atomic import atomic_write_text
+from segensemble._atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int
 from segensemble.errors import InputError
@@ -148,6 +148,7 @@ def score_results(
         raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
     jobs = check_int(jobs, "jobs", minimum=1)
     results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)
+    remove_stale_temporaries(out)  # left by a killed run
     for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
         if not d.is_dir():
             raise InputError(f"{name}: {d} is not a folder")
