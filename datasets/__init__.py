@@ -11,12 +11,14 @@ Examples
 """
 
 from segensemble.datasets.bsds import BSDS500, find_bsds_root, read_bsds300_seg
+from segensemble.datasets.fetch import fetch_bsds500
 from segensemble.datasets.projective import lac, make_subspace_clusters, projective_ensemble
 from segensemble.datasets.rpm import rpm_ensemble
 from segensemble.datasets.synthetic import make_synthetic_dataset, synthetic_image
 
 __all__ = [
     "BSDS500",
+    "fetch_bsds500",
     "find_bsds_root",
     "lac",
     "make_subspace_clusters",

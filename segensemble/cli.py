@@ -535,6 +535,35 @@ def bench(
         raise typer.Exit(1)
 
 
+datasets_app = typer.Typer(help="Datasets: download and verify BSDS500.", no_args_is_help=True)
+app.add_typer(datasets_app, name="datasets")
+
+
+@datasets_app.command("fetch")
+@_handle_errors
+def datasets_fetch(
+    name: Annotated[str, typer.Argument(help="Dataset name: bsds500.")],
+    dest: Annotated[Path, typer.Option("--dest", help="Destination folder (receives BSDS500/data/...).")],
+    url: Annotated[Optional[str], typer.Option("--url", help="Archive URL (tar/zip; default: the Berkeley archive).")] = None,
+    sha256: Annotated[
+        Optional[str], typer.Option("--sha256", help="Expected SHA-256 of the archive, checked before extraction.")
+    ] = None,
+):
+    """Download BSDS500, extract it safely and verify every data file against the shipped SHA-256 manifest.
+
+    Examples:
+      segensemble datasets fetch bsds500 --dest ~/data
+      segensemble bench --bsds ~/data/BSDS500 --split test
+    """
+    from segensemble.datasets.fetch import DEFAULT_URL, fetch_bsds500
+
+    if name.lower() != "bsds500":
+        raise InputError(f"NAME: expected 'bsds500', got {name!r}")
+    root = _with_progress("download", lambda cb: fetch_bsds500(dest, url=url or DEFAULT_URL, sha256=sha256,
+                                                                progress=cb))
+    err.print(f"BSDS500 verified (1000 files) -> {root}   use: --bsds {root}", markup=False)
+
+
 @app.command()
 @_handle_errors
 def recipes():

@@ -312,17 +312,23 @@ def test_bench_killed_midway_then_rerun_gives_the_same_results(tmp_path):
     cmd = [sys.executable, "-m", "segensemble.cli", "bench", "--synthetic", "--limit", "6"]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     whole = tmp_path / "whole"
-    subprocess.run(cmd + ["--out", str(whole)], check=True, env=env, capture_output=True)
+    # run outside the repository: from its root, 'python -m' would import the unmapped source tree
+
+    def run(out):
+        done = subprocess.run(cmd + ["--out", str(out)], env=env, capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+
+    run(whole)
     killed = tmp_path / "killed"
     proc = subprocess.Popen(cmd + ["--out", str(killed)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True, cwd=tmp_path)
     deadline = time.time() + 120
     while time.time() < deadline and len(list((killed / "per_image").glob("*.json"))) < 2:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (killed / "summary.json").exists()  # it really died before the end
-    subprocess.run(cmd + ["--out", str(killed)], check=True, env=env, capture_output=True)
+    run(killed)
     for p in sorted((whole / "fused").iterdir()):
         assert p.read_bytes() == (killed / "fused" / p.name).read_bytes(), p.name
     for p in sorted((whole / "segs").iterdir()):

@@ -1,0 +1,231 @@
+"""Download BSDS500 safely: checksum, safe extraction, per-file verification against a shipped manifest.
+
+The archive is downloaded to a temporary file beside the destination; when
+its SHA-256 is known (``sha256=``) it is checked *before* anything is
+extracted. Extraction goes to a staging folder and refuses members with an
+absolute path, a ``..`` component, links, devices or anything else that is
+not a plain file or folder. Every data file is then checked against the
+SHA-256 manifest shipped with segensemble (built from a reference copy), and
+only a complete, verified ``BSDS500/data`` tree is moved into place. Nothing
+from an archive that fails any check reaches the destination.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tarfile
+import tempfile
+import urllib.request
+import zipfile
+from importlib import resources
+from pathlib import Path, PurePosixPath
+
+from segensemble.errors import InputError
+
+__all__ = ["fetch_bsds500", "build_manifest", "read_manifest", "verify_tree", "safe_extract", "DEFAULT_URL"]
+
+#: The archive published by the Berkeley vision group (BSR: BSDS500 + benchmark code).
+DEFAULT_URL = "http://www.eecs.berkeley.edu/Research/Projects/CS/vision/grouping/BSR/BSR_bsds500.tgz"
+MANIFEST_NAME = "bsds500_manifest.txt"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def build_manifest(data_dir) -> str:
+    """Manifest text: ``<sha256>  <path relative to data_dir>`` for every file, sorted.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "a.txt").write_text("x")
+    >>> build_manifest(d).split()
+    ['2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881', 'a.txt']
+    """
+    data = Path(data_dir)
+    lines = [f"{_sha256(p)}  {p.relative_to(data).as_posix()}" for p in sorted(data.rglob("*")) if p.is_file()]
+    return "\n".join(lines) + "\n"
+
+
+def read_manifest(text: str | None = None) -> dict:
+    """{relative path: sha256} from manifest text (default: the one shipped with segensemble).
+
+    Examples
+    --------
+    >>> len(read_manifest()) > 0
+    True
+    """
+    if text is None:
+        text = resources.files("segensemble.datasets").joinpath(MANIFEST_NAME).read_text(encoding="utf-8")
+    out = {}
+    for line in text.splitlines():
+        if line.strip():
+            digest, _, rel = line.partition("  ")
+            out[rel] = digest
+    return out
+
+
+def verify_tree(data_dir, manifest: dict) -> list:
+    """Problems of a data tree against a manifest (missing or altered files); empty when it matches.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); _ = (d / "a.txt").write_text("x")
+    >>> verify_tree(d, read_manifest(build_manifest(d))), verify_tree(d, {"b.txt": "0"})
+    ([], ['b.txt: missing'])
+    """
+    data = Path(data_dir)
+    problems = []
+    for rel, digest in manifest.items():
+        p = data / rel
+        if not p.is_file():
+            problems.append(f"{rel}: missing")
+        elif _sha256(p) != digest:
+            problems.append(f"{rel}: SHA-256 mismatch")
+    return problems
+
+
+def _check_member_name(name: str, archive: str) -> PurePosixPath:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise InputError(f"{archive}: refused: member {name!r} has an absolute path")
+    if ".." in path.parts:
+        raise InputError(f"{archive}: refused: member {name!r} escapes the destination ('..')")
+    return path
+
+
+def safe_extract(archive, dest) -> None:
+    """Extract a .tar(.gz/.bz2/.xz) or .zip archive, refusing anything that could escape ``dest``.
+
+    Refused: absolute paths, ``..`` components, symbolic or hard links,
+    devices, FIFOs. The whole archive is checked before the first file is
+    written.
+
+    Examples
+    --------
+    >>> import io, tempfile
+    >>> d = Path(tempfile.mkdtemp()); buf = io.BytesIO()
+    >>> with tarfile.open(fileobj=buf, mode="w") as t:
+    ...     info = tarfile.TarInfo("../evil"); info.size = 0; t.addfile(info, io.BytesIO())
+    >>> _ = (d / "a.tar").write_bytes(buf.getvalue())
+    >>> safe_extract(d / "a.tar", d / "out")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: ...a.tar: refused: member '../evil' escapes the destination ('..')
+    """
+    archive, dest = Path(archive), Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            for info in infos:
+                _check_member_name(info.filename, str(archive))
+                mode = (info.external_attr >> 16) & 0o170000
+                if mode and mode not in (0o100000, 0o040000):  # only regular files and folders
+                    raise InputError(f"{archive}: refused: member {info.filename!r} is a link or special file")
+            for info in infos:
+                target = dest.joinpath(*_check_member_name(info.filename, str(archive)).parts)
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(info) as src, open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        return
+    try:
+        tf = tarfile.open(archive)
+    except (tarfile.TarError, OSError) as exc:
+        raise InputError(f"{archive}: not a readable tar or zip archive ({exc})") from exc
+    with tf:
+        members = tf.getmembers()
+        for m in members:
+            _check_member_name(m.name, str(archive))
+            if not (m.isfile() or m.isdir()):
+                raise InputError(f"{archive}: refused: member {m.name!r} is a link or special file")
+        for m in members:
+            target = dest.joinpath(*_check_member_name(m.name, str(archive)).parts)
+            if m.isdir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            src = tf.extractfile(m)
+            with src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+
+
+def _find_data_dir(root: Path, manifest: dict) -> Path | None:
+    probe = next(iter(manifest))
+    for cand in [root, *sorted(p for p in root.rglob("data") if p.is_dir())]:
+        if (cand / probe).is_file():
+            return cand
+    return None
+
+
+def fetch_bsds500(dest, *, url: str = DEFAULT_URL, sha256: str | None = None, manifest: dict | None = None,
+                  progress=None) -> Path:
+    """Download, check and install BSDS500 under ``dest`` (``dest/BSDS500/data/...``).
+
+    Parameters
+    ----------
+    dest : path
+        Destination folder; the result is ``dest/BSDS500``, ready for
+        ``--bsds``.
+    url : str
+        Archive address (http(s) or file), tar(.gz) or zip, holding a
+        ``.../data/{images,groundTruth}/...`` tree.
+    sha256 : str, optional
+        Expected SHA-256 of the archive, checked before extraction.
+    manifest : dict, optional
+        {relative path: sha256} of the data files (default: the shipped
+        BSDS500 manifest).
+    progress : callable, optional
+        ``progress(bytes_done, bytes_total_or_None)`` while downloading.
+
+    Returns
+    -------
+    Path of ``dest/BSDS500``.
+    """
+    dest = Path(dest)
+    manifest = read_manifest() if manifest is None else manifest
+    final = dest / "BSDS500"
+    if (final / "data").is_dir() and not verify_tree(final / "data", manifest):
+        return final  # already there and intact
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".fetch-") as tmp:
+        tmp = Path(tmp)
+        archive = tmp / "archive"
+        try:
+            with urllib.request.urlopen(url, timeout=60) as resp, open(archive, "wb") as out:
+                total = resp.headers.get("Content-Length")
+                total = int(total) if total and total.isdigit() else None
+                done = 0
+                for block in iter(lambda: resp.read(1 << 20), b""):
+                    out.write(block)
+                    done += len(block)
+                    if progress:
+                        progress(done, total)
+        except (OSError, ValueError) as exc:
+            raise RuntimeError(f"download of {url} failed: {exc}") from exc
+        if sha256 is not None and _sha256(archive) != sha256.lower():
+            raise InputError(f"--sha256: the archive from {url} has SHA-256 {_sha256(archive)}, expected {sha256}")
+        staging = tmp / "staging"
+        safe_extract(archive, staging)
+        data = _find_data_dir(staging, manifest)
+        if data is None:
+            raise InputError(f"{url}: the archive holds no BSDS500 data tree ({next(iter(manifest))} not found)")
+        problems = verify_tree(data, manifest)
+        if problems:
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            raise InputError(f"{url}: {len(problems)} file(s) fail the SHA-256 manifest: {shown}")
+        if final.exists():
+            shutil.rmtree(final)
+        final.mkdir(parents=True)
+        shutil.move(str(data), str(final / "data"))
+    return final
