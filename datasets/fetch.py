@@ -191,6 +191,18 @@ def fetch_bsds500(dest, *, url: str = DEFAULT_URL, sha256: str | None = None, ma
     Returns
     -------
     Path of ``dest/BSDS500``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> src = Path(tempfile.mkdtemp()); data = src / "BSR" / "BSDS500" / "data" / "images" / "test"
+    >>> data.mkdir(parents=True); _ = (data / "1.jpg").write_bytes(b"jpeg bytes")
+    >>> with tarfile.open(src / "bsr.tgz", "w:gz") as tf:
+    ...     tf.add(src / "BSR", arcname="BSR")
+    >>> manifest = read_manifest(build_manifest(src / "BSR" / "BSDS500" / "data"))
+    >>> root = fetch_bsds500(src / "dest", url=(src / "bsr.tgz").as_uri(), manifest=manifest)
+    >>> root.name, sorted(p.name for p in (root / "data" / "images" / "test").iterdir())
+    ('BSDS500', ['1.jpg'])
     """
     dest = Path(dest)
     manifest = read_manifest() if manifest is None else manifest
