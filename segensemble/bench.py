@@ -124,6 +124,7 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     out = Path(out_dir)
     if config.hierarchy:
         write_segmentations(out / "segs" / f"{image_id}.mat", hierarchy_levels(est, ens, config, image))
+    write_segmentations(out / "members" / f"{image_id}.mat", [s.labels for s in segs])
     result = {
         "id": image_id,
         "config": config.key(),
@@ -190,6 +191,7 @@ def run_bench(
     ----------
     out_dir : path
         Receives ``fused/<id>.png`` (one post-processed segmentation),
+        ``members/<id>.mat`` (every member's segmentation, for the report),
         ``segs/<id>.mat`` (the hierarchy, with ``config.hierarchy``),
         ``per_image/<id>.json``, ``per_image.csv``, ``methods.txt`` (members
         vs fused), ``eval_hierarchy/`` (the official benchmark files of the
@@ -250,7 +252,7 @@ def run_bench(
         ids = ids[: check_int(limit, "limit", minimum=1)]
     if not ids:
         raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
-    required = ("fused/{id}.png",) + (("segs/{id}.mat",) if config.hierarchy else ())
+    required = ("fused/{id}.png", "members/{id}.mat") + (("segs/{id}.mat",) if config.hierarchy else ())
     done = load_finished(out, ids, config.key(), required=required)
     todo = [i for i in ids if i not in done]
     if progress:

@@ -535,6 +535,24 @@ def bench(
         raise typer.Exit(1)
 
 
+@app.command()
+@_handle_errors
+def report(
+    out_dir: Annotated[Path, typer.Argument(help="A 'segensemble bench' output folder.")],
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="HTML file (default OUT_DIR/report.html).")] = None,
+    limit: Annotated[Optional[int], typer.Option("--limit", help="Per-image sections for the first N images.", min=1)] = None,
+):
+    """Write a self-contained HTML report of a bench run (images embedded).
+
+    Examples:
+      segensemble bench --out results/ && segensemble report results/
+    """
+    from segensemble.report import write_report
+
+    path = write_report(out_dir, output=output, limit=limit)
+    err.print(f"report -> {path}", markup=False)
+
+
 datasets_app = typer.Typer(help="Datasets: download and verify BSDS500.", no_args_is_help=True)
 app.add_typer(datasets_app, name="datasets")
 

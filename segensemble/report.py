@@ -1,0 +1,180 @@
+"""A self-contained HTML report of a bench run: per image, the input, every member, the fused result, scores.
+
+Images are embedded as base64 JPEG thumbnails (200 pixels wide) and the precision/recall figure
+is inline SVG, so the page is one file that opens anywhere (no network, no
+external assets).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from segensemble._atomic import atomic_write_text
+from segensemble.errors import InputError
+
+__all__ = ["write_report"]
+
+THUMB_WIDTH = 200
+
+
+def _jpeg_data_uri(rgb: np.ndarray) -> str:
+    img = np.clip(np.asarray(rgb, dtype=np.float64), 0, 1)
+    h, w = img.shape[:2]
+    if w > THUMB_WIDTH:
+        img = cv2.resize(img, (THUMB_WIDTH, max(1, round(h * THUMB_WIDTH / w))), interpolation=cv2.INTER_AREA)
+    if img.ndim == 2:
+        img = np.repeat(img[:, :, None], 3, axis=2)
+    ok, buf = cv2.imencode(".jpg", np.round(img[:, :, ::-1] * 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 85])
+    return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def _overlay(image, labels) -> np.ndarray:
+    from skimage.segmentation import find_boundaries
+
+    out = np.array(image, dtype=np.float64, copy=True)
+    if out.ndim == 2:
+        out = np.repeat(out[:, :, None], 3, axis=2)
+    edge = find_boundaries(labels, mode="inner")
+    out[edge] = (1.0, 0.1, 0.1)
+    return out
+
+
+def _scores(ev: dict) -> dict:
+    r, b = ev["region"], ev["boundary"]
+    R = b["cntR"][0] / max(b["sumR"][0], 1)
+    P = b["cntP"][0] / max(b["sumP"][0], 1)
+    return {"covering": r["cntR"][0] / r["sumR"][0], "pri": r["pri"][0], "voi": r["voi"][0],
+            "f": 2 * P * R / (P + R) if P + R > 0 else 0.0}
+
+
+def _pr_svg(curve: dict, size: int = 320) -> str:
+    pts = [(r, p) for r, p in zip(curve["recall"], curve["precision"]) if r > 0 or p > 0]
+    coords = " ".join(f"{30 + r * (size - 40):.1f},{size - 30 - p * (size - 40):.1f}" for r, p in pts)
+    iso = []
+    for f in (0.2, 0.4, 0.6, 0.8):  # iso-F curves
+        rs = np.linspace(f / (2 - f) + 1e-3, 1, 40)
+        ps = f * rs / (2 * rs - f)
+        iso.append(" ".join(f"{30 + r * (size - 40):.1f},{size - 30 - p * (size - 40):.1f}"
+                            for r, p in zip(rs, ps) if 0 <= p <= 1))
+    lines = "".join(f'<polyline points="{c}" fill="none" stroke="#ccc" stroke-width="1"/>' for c in iso)
+    return (f'<svg id="pr-curve" xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
+            f'role="img" aria-label="precision-recall curve">'
+            f'<rect x="30" y="10" width="{size - 40}" height="{size - 40}" fill="none" stroke="#444"/>{lines}'
+            f'<polyline points="{coords}" fill="none" stroke="#c00" stroke-width="2"/>'
+            f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle" font-size="12">recall</text>'
+            f'<text x="12" y="{size / 2}" text-anchor="middle" font-size="12" '
+            f'transform="rotate(-90 12 {size / 2})">precision</text></svg>')
+
+
+def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
+    """Write ``report.html`` for a ``segensemble bench`` output folder.
+
+    Parameters
+    ----------
+    out_dir : path
+        A bench output (``summary.json``, ``per_image/``, ``fused/``, and
+        ``members/`` when present).
+    output : path, optional
+        Default ``out_dir/report.html``.
+    limit : int, optional
+        Only the first images (sorted ids) get a per-image section.
+
+    Returns
+    -------
+    Path of the report.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from segensemble.bench import run_bench
+    >>> d = tempfile.mkdtemp(); _ = run_bench(d, synthetic_images=1)
+    >>> write_report(d).name
+    'report.html'
+    """
+    from segensemble.datasets import BSDS500
+    from segensemble.io import read_labels, read_segmentations
+
+    out = Path(out_dir)
+    summary_path = out / "summary.json"
+    if not summary_path.is_file():
+        raise InputError(f"OUT_DIR: {out} has no summary.json (run 'segensemble bench --out {out}' first)")
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    ds = BSDS500(summary["dataset"])
+    split = summary["split"]
+    ids = sorted(p.stem for p in (out / "per_image").glob("*.json"))
+    if limit is not None:
+        ids = ids[:limit]
+    cfg = summary.get("config", {})
+    members = list(cfg.get("segmenters", []))
+    esc = html.escape
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>segensemble report: {esc(str(summary['dataset']))} ({esc(split)})</title>",
+        "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}"
+        ".image{margin:1.5em 0;border-top:2px solid #444}.strip{display:flex;flex-wrap:wrap;gap:8px}"
+        "figure{margin:0}figcaption{font-size:12px;text-align:center}</style></head><body>",
+        f"<h1>segensemble bench report</h1><p>{summary['n_images']} images of {esc(str(summary['dataset']))}, "
+        f"split {esc(split)}, recipe {esc(str(cfg.get('recipe', '')))}, method {esc(str(cfg.get('method', '')))}</p>",
+        "<h2>Dataset scores (one segmentation per image)</h2><table id='dataset-table'><tr><th>method</th>"
+        "<th>covering ↑</th><th>PRI ↑</th><th>VOI ↓</th><th>boundary F ↑</th><th>regions</th></tr>",
+    ]
+    for name, s in summary.get("table", {}).items():
+        parts.append(f"<tr class='method'><td>{esc(name)}</td><td>{s['covering']:.4f}</td><td>{s['pri']:.4f}</td>"
+                     f"<td>{s['voi']:.4f}</td><td>{s['f']:.4f}</td><td>{s['n_segments']:.1f}</td></tr>")
+    parts.append("</table>")
+    h = summary.get("hierarchy")
+    if h and h.get("region") and h.get("boundary"):
+        r, b = h["region"], h["boundary"]
+        parts.append("<h2>Hierarchy</h2><table id='hierarchy-table'><tr><th></th><th>covering</th><th>PRI</th>"
+                     "<th>VOI</th><th>boundary F</th></tr>")
+        parts.append(f"<tr><td>ODS</td><td>{r['covering']['ods']:.4f}</td><td>{r['pri']['ods']:.4f}</td>"
+                     f"<td>{r['voi']['ods']:.4f}</td><td>{b['ods']['f']:.4f}</td></tr>")
+        parts.append(f"<tr><td>OIS</td><td>{r['covering']['ois']:.4f}</td><td>{r['pri']['ois']:.4f}</td>"
+                     f"<td>{r['voi']['ois']:.4f}</td><td>{b['ois']['f']:.4f}</td></tr></table>")
+        curve = json.loads((out / "eval_hierarchy" / "summary.json").read_text()).get("pr_curve") \
+            if (out / "eval_hierarchy" / "summary.json").is_file() else None
+        if curve:
+            parts.append("<h2>Precision / recall of the hierarchy's boundaries</h2>" + _pr_svg(curve))
+    parts.append("<h2>Images</h2>")
+    for image_id in ids:
+        rec = json.loads((out / "per_image" / f"{image_id}.json").read_text(encoding="utf-8"))
+        image = ds.image(split, image_id)
+        fused = read_labels(out / "fused" / f"{image_id}.png")
+        figs = [("input", image)]
+        member_labels = read_segmentations(out / "members" / f"{image_id}.mat") \
+            if (out / "members" / f"{image_id}.mat").is_file() else []
+        for name, lab in zip(members, member_labels):
+            figs.append((name, _overlay(image, lab)))
+        figs.append(("fused", _overlay(image, fused)))
+        conf = out / "confidence" / f"{image_id}.png"
+        if conf.is_file():
+            from segensemble.io import read_image
+
+            figs.append(("confidence", read_image(conf)))
+        parts.append(f"<section class='image' id='img-{esc(image_id)}'><h3>{esc(image_id)}</h3><div class='strip'>")
+        for caption, pic in figs:
+            parts.append(f"<figure><img alt='{esc(caption)}' src='{_jpeg_data_uri(pic)}'>"
+                         f"<figcaption>{esc(caption)}</figcaption></figure>")
+        parts.append("</div><table class='scores'><tr><th>method</th><th>covering</th><th>PRI</th><th>VOI</th>"
+                     "<th>F</th></tr>")
+        for name in members + ["fused"]:
+            ev = rec["fused"] if name == "fused" else rec["members"][name]
+            s = _scores(ev)
+            parts.append(f"<tr><td>{esc(name)}</td><td>{s['covering']:.3f}</td><td>{s['pri']:.3f}</td>"
+                         f"<td>{s['voi']:.3f}</td><td>{s['f']:.3f}</td></tr>")
+        parts.append("</table></section>")
+    # marks how many embedded images the browser decoded (checked by the headless-browser test)
+    parts.append("<script>window.addEventListener('load',function(){var n=0;document.querySelectorAll('img')"
+                 ".forEach(function(i){if(i.complete&&i.naturalWidth>0)n++;});"
+                 "document.body.setAttribute('data-images-loaded',n);});</script>")
+    parts.append("</body></html>")
+    target = Path(output) if output is not None else out / "report.html"
+    atomic_write_text(target, "\n".join(parts))
+    return target
