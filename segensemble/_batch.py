@@ -12,7 +12,9 @@ from multiprocessing import get_context
 import json
 from pathlib import Path
 
-__all__ = ["run_tasks", "load_finished", "settings_key"]
+from segensemble.errors import InputError
+
+__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash"]
 
 
 def settings_key(settings) -> str:
@@ -54,6 +56,13 @@ def load_finished(out: Path, ids, key: str, required=()) -> dict:
     return done
 
 
+def settings_hash(args) -> str:
+    """Short hash of task arguments (names Dask tasks uniquely per run settings)."""
+    import hashlib
+
+    return hashlib.sha256(repr(args).encode()).hexdigest()[:12]
+
+
 def _describe(exc: BaseException) -> str:
     from segensemble.errors import InputError
 
@@ -61,8 +70,15 @@ def _describe(exc: BaseException) -> str:
     return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
 
 
-def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None):
+def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None,
+              scheduler: str | None = None):
     """Call ``task(image_id, *args)`` for every id.
+
+    Locally (``jobs`` processes), or on a Dask distributed cluster when
+    ``scheduler`` is its address (``tcp://host:port``): the workers must see
+    the same paths (a shared file system). A task lost with a dead worker is
+    run again elsewhere (``retries=2``); tasks write their outputs
+    atomically and idempotently, so nothing is lost or duplicated.
 
     Returns
     -------
@@ -78,6 +94,26 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         if progress:
             progress(done_before + len(results) + len(failures), total)
 
+    if scheduler is not None:
+        try:
+            from distributed import Client, as_completed as dask_completed
+        except ModuleNotFoundError as exc:
+            raise InputError("scheduler: Dask is not installed; pip install 'segensemble[dist]'") from exc
+        try:
+            client = Client(scheduler, timeout=30)
+        except OSError as exc:
+            raise InputError(f"scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})") from exc
+        with client:
+            futures = {client.submit(task, image_id, *args, key=f"segensemble-{image_id}-{settings_hash(args)}",
+                                     pure=False, retries=2): image_id for image_id in ids}
+            for fut in dask_completed(list(futures)):
+                image_id = futures[fut]
+                try:
+                    results[image_id] = fut.result()
+                except Exception as exc:  # noqa: BLE001 - reported per image
+                    failures[image_id] = _describe(exc)
+                tick()
+        return results, failures
     if jobs == 1 or len(ids) <= 1:
         for image_id in ids:
             try:

@@ -184,6 +184,7 @@ def run_bench(
     limit: int | None = None,
     synthetic_images: int = 10,
     progress=None,
+    scheduler: str | None = None,
 ) -> dict:
     """Segment, fuse and score every image of a dataset.
 
@@ -212,6 +213,9 @@ def run_bench(
         Size of the synthetic dataset when ``bsds`` is None.
     progress : callable, optional
         Called as ``progress(done, total)`` after every image.
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:port``) to run
+        the images on instead of local processes; workers need the same paths.
 
     Returns
     -------
@@ -259,7 +263,7 @@ def run_bench(
         progress(len(done), len(ids))
     new, failures = run_tasks(
         _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=jobs, progress=progress,
-        done_before=len(done),
+        done_before=len(done), scheduler=scheduler,
     )
     done.update(new)
     results = [done[i] for i in ids if i in done]
@@ -280,7 +284,7 @@ def run_bench(
 
         gt_dir = Path(ds.data) / "groundTruth" / split
         h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
-                          jobs=jobs, subset=limit is not None)
+                          jobs=jobs, subset=limit is not None, scheduler=scheduler)
         summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
                                 "official_files": str(out / "eval_hierarchy")}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))

@@ -479,6 +479,10 @@ def bench(
     hierarchy: Annotated[
         bool, typer.Option("--hierarchy/--no-hierarchy", help="Also write and score the sweep over K (ODS/OIS/best).")
     ] = True,
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option("--scheduler", help="Run on a Dask distributed cluster (tcp://HOST:PORT); workers need the same paths."),
+    ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
@@ -495,6 +499,7 @@ def bench(
       segensemble bench
       segensemble bench --bsds BSDS500 --split test --out results/ --jobs 2
       segensemble bench --recipe classic -m vote --limit 20
+      segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
     from segensemble.bench import BenchConfig, run_bench
     from segensemble.pipeline import parse_segmenter_list
@@ -510,7 +515,8 @@ def bench(
     summary = _with_progress(
         "bench",
         lambda cb: run_bench(
-            out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit, progress=cb
+            out_dir, bsds=None if synthetic else bsds, split=split, config=config, jobs=jobs, limit=limit, progress=cb,
+            scheduler=scheduler,
         ),
     )
     table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split}), recipe {config.recipe}",

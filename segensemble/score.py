@@ -87,7 +87,7 @@ def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
 
 def score_results(
     results_dir, gt_dir, out_dir, *, config: ScoreConfig | None = None, jobs: int = 1,
-    subset: bool = False, progress=None,
+    subset: bool = False, progress=None, scheduler: str | None = None,
 ) -> dict:
     """Score every result file against its ground truth; write the official files.
 
@@ -111,6 +111,8 @@ def score_results(
         is a failure).
     progress : callable, optional
         ``progress(done, total)`` after every image.
+    scheduler : str, optional
+        Dask distributed scheduler address to score on (workers need the same paths).
 
     Returns
     -------
@@ -164,7 +166,7 @@ def score_results(
         progress(len(done), len(ids))
     new, failures = run_tasks(
         _score_image, todo, (str(results_dir), str(gt_dir), config, str(out)), jobs=jobs,
-        progress=progress, done_before=len(done),
+        progress=progress, done_before=len(done), scheduler=scheduler,
     )
     done.update(new)
     scored = [i for i in ids if i in done]
