@@ -110,3 +110,11 @@ def test_memberships_are_given_exactly_when_declared_and_follow_the_labels(name)
     # columns follow labels_: each object's own cluster holds (one of) its largest memberships, nearly always
     own = M[np.arange(len(L)), est.labels_]
     assert np.mean(own >= M.max(axis=1) - 1e-9) >= 0.9
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_auto_number_of_clusters_gives_a_valid_labelling(name):
+    L = _ensemble(11, n=50)
+    est = consensus.get(name)(n_clusters="auto").fit(L)
+    assert est.labels_.shape == (50,) and est.labels_.min() == 0
+    assert set(np.unique(est.labels_).tolist()) == set(range(est.n_clusters_))
