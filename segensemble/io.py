@@ -351,7 +351,8 @@ def write_segmentations(path, segmentations) -> Path:
     """Write a BSDS ``.mat`` with ``segs``: a cell of label maps numbered from 1.
 
     This is the input format of the Berkeley benchmark for a hierarchy of
-    segmentations (threshold i = segmentation i).
+    segmentations (threshold i = segmentation i). The file's text header is
+    fixed, so the same segmentations always give the same bytes.
 
     Examples
     --------
@@ -370,4 +371,10 @@ def write_segmentations(path, segmentations) -> Path:
         cell[0, i] = (s + 1).astype(np.uint16 if s.max() < 65535 else np.uint32)
     buf = _io.BytesIO()
     scipy.io.savemat(buf, {"segs": cell}, do_compression=True)
-    return atomic_write_bytes(path, buf.getvalue())
+    return atomic_write_bytes(path, _fixed_mat_header(buf.getvalue()))
+
+
+def _fixed_mat_header(data: bytes) -> bytes:
+    """Replace the MAT-file text header (it carries the creation time) by a fixed one: same input, same bytes."""
+    text = b"MATLAB 5.0 MAT-file, written by segensemble"
+    return text.ljust(116, b" ") + data[116:]

@@ -179,12 +179,21 @@ def test_recipes_lists_the_builtin_ones():
     assert result.exit_code == 0 and "default" in result.stdout and "classic" in result.stdout
 
 
-def test_bench_jobs_2_gives_the_same_results(tmp_path):
+def test_bench_jobs_2_gives_byte_identical_results(tmp_path):
     one = runner.invoke(app, ["bench", "--synthetic", "--out", str(tmp_path / "a"), "--limit", "3"])
     two = runner.invoke(app, ["bench", "--synthetic", "--out", str(tmp_path / "b"), "--limit", "3", "-j", "2"])
     assert one.exit_code == 0 and two.exit_code == 0, two.output
-    for p in (tmp_path / "a" / "fused").iterdir():
-        assert p.read_bytes() == (tmp_path / "b" / "fused" / p.name).read_bytes()
+    for folder in ("fused", "segs", "members", "per_image"):
+        for p in (tmp_path / "a" / folder).iterdir():
+            if folder == "per_image":  # everything but the timing is identical
+                a, b = json.loads(p.read_text()), json.loads((tmp_path / "b" / folder / p.name).read_text())
+                a.pop("seconds"), b.pop("seconds")
+                assert a == b
+            else:
+                assert p.read_bytes() == (tmp_path / "b" / folder / p.name).read_bytes(), p
+    for name in ("eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt", "eval_hierarchy/eval_RI_VOI.txt",
+                 "methods.txt"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
 # ----------------------------------------------------------------- bad input
