@@ -183,7 +183,9 @@ class BOEM(ConsensusClusterer):
     singleton — that lowers the correlation-clustering cost the most, until no
     move improves it. Gains come through the incidence matrix:
     ``T = (1 - 2X) W Z`` is updated in O(nnz(H) + n K) per move, so X is never
-    formed. With an integer K no move may empty a cluster or open a new one.
+    formed. With an integer K no move may empty a cluster or open a new one,
+    so the result keeps the number of clusters of the start (K when a member
+    has K clusters, as Best-of-K).
 
     Parameters
     ----------
@@ -223,7 +225,8 @@ class BOEM(ConsensusClusterer):
     def _fit(self, ensemble):
         from segensemble.consensus.bestofk import BestOfK
 
-        start = BestOfK(n_clusters=self.n_clusters).fit(ensemble).labels_
+        k_start = self.n_clusters if self.n_clusters == "auto" else min(int(self.n_clusters), ensemble.n_objects)
+        start = BestOfK(n_clusters=k_start).fit(ensemble).labels_  # identical objects collapsed: maybe < K left
         H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
         n = len(w)
         fixed_k = self.n_clusters != "auto"

@@ -118,3 +118,21 @@ def test_auto_number_of_clusters_gives_a_valid_labelling(name):
     est = consensus.get(name)(n_clusters="auto").fit(L)
     assert est.labels_.shape == (50,) and est.labels_.min() == 0
     assert set(np.unique(est.labels_).tolist()) == set(range(est.n_clusters_))
+
+
+@pytest.mark.parametrize("name", METHODS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_any_valid_input_gives_a_valid_labelling(name, data):
+    """Arbitrary label arrays (any sizes, labels, weights, K): never a crash, always labels 0..K'-1 with K' <= K."""
+    n = data.draw(st.integers(1, 25), label="n")
+    m = data.draw(st.integers(1, 4), label="m")
+    L = np.array(data.draw(st.lists(st.lists(st.integers(0, 6), min_size=m, max_size=m), min_size=n, max_size=n)))
+    w = np.array(data.draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), dtype=float)
+    k = data.draw(st.one_of(st.just("auto"), st.integers(1, n)), label="k")
+    est = consensus.get(name)(n_clusters=k).fit(L, sample_weight=w)
+    labels = est.labels_
+    assert labels.shape == (n,) and labels.min() == 0
+    assert set(np.unique(labels).tolist()) == set(range(est.n_clusters_))
+    if k != "auto" and name not in ("bestofk", "boem"):  # both keep an input partition's K (none may have K)
+        assert est.n_clusters_ <= k

@@ -1,0 +1,162 @@
+"""Bad-input sweep: every reader and command, hostile files -> one line naming the file, exit 2, nothing written."""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from segensemble.cli import app
+from segensemble.io import write_image, write_labels
+
+runner = CliRunner()
+
+
+def _png_bytes():
+    import cv2
+
+    return cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
+
+
+def _jpg_bytes():
+    import cv2
+
+    return cv2.imencode(".jpg", np.zeros((8, 8, 3), np.uint8))[1].tobytes()
+
+
+def _npy(arr) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=arr.dtype == object)
+    return buf.getvalue()
+
+
+BAD_IMAGES = {
+    "empty.png": b"",
+    "truncated.png": _png_bytes()[:40],
+    "truncated.jpg": _jpg_bytes()[:30],
+    "garbage.jpg": b"\xff\xd8\xff\xe0 not really a jpeg",
+    "text.png": b"hello",
+}
+BAD_LABELS = {
+    "empty.npy": b"",
+    "truncated.npy": _npy(np.zeros((4, 4), np.int32))[:60],
+    "pickled.npy": _npy(np.array([{"a": 1}], dtype=object)),
+    "nan.npy": _npy(np.array([[0.0, np.nan], [1.0, 1.0]])),
+    "negative.npy": _npy(np.array([[0, -1], [1, 1]])),
+    "fraction.npy": _npy(np.array([[0.5, 1.0], [1.0, 1.0]])),
+    "huge.npy": _npy(np.array([[0, 2**40], [1, 1]], dtype=np.int64)),
+    "zero.npy": _npy(np.zeros((0, 0), np.int32)),
+    "corrupt.mat": b"MATLAB 5.0 MAT-file garbage" + bytes(200),
+    "truncated.png": _png_bytes()[:40],
+}
+
+
+def _expect_bad(args, must_name, out_files):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 2, (args, result.output)
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    assert must_name in lines[0], (must_name, lines[0])
+    assert "Traceback" not in result.output
+    for f in out_files:
+        assert not f.exists(), f
+
+
+@pytest.mark.parametrize("name", sorted(BAD_IMAGES))
+@pytest.mark.parametrize("command", ["segment", "fuse"])
+def test_bad_images(tmp_path, command, name):
+    folder = tmp_path / "dossier à l'été"  # unicode and spaces in the path
+    folder.mkdir()
+    bad = folder / name
+    bad.write_bytes(BAD_IMAGES[name])
+    out = tmp_path / "out.png"
+    _expect_bad([command, bad, "-o", out], name, [out])
+
+
+@pytest.mark.parametrize("name", sorted(BAD_LABELS))
+def test_bad_label_maps_in_fuse_and_evaluate(tmp_path, name):
+    folder = tmp_path / "résultats 1"
+    folder.mkdir()
+    bad = folder / name
+    bad.write_bytes(BAD_LABELS[name])
+    good = write_labels(tmp_path / "good.png", np.zeros((2, 2), int))
+    out = tmp_path / "fused.png"
+    _expect_bad(["fuse", "--inputs", good, bad, "-o", out], name, [out])
+    from segensemble.datasets.synthetic import _ground_truth_mat
+
+    gt = tmp_path / "gt.mat"
+    gt.write_bytes(_ground_truth_mat([np.ones((2, 2), int)]))
+    _expect_bad(["evaluate", bad, "--gt", gt], name, [])
+
+
+def test_ground_truth_without_annotations_and_corrupt(tmp_path):
+    import scipy.io
+
+    seg = write_labels(tmp_path / "seg.png", np.zeros((4, 4), int))
+    empty = tmp_path / "empty gt.mat"
+    scipy.io.savemat(empty, {"groundTruth": np.empty((1, 0), dtype=object)})
+    _expect_bad(["evaluate", seg, "--gt", empty], "empty gt.mat", [])
+    corrupt = tmp_path / "corrupt.mat"
+    corrupt.write_bytes(b"\x00" * 300)
+    _expect_bad(["evaluate", seg, "--gt", corrupt], "corrupt.mat", [])
+
+
+def test_segmentations_of_different_shapes(tmp_path):
+    a = write_labels(tmp_path / "a.png", np.zeros((5, 6), int))
+    b = write_labels(tmp_path / "b.npy", np.zeros((6, 5), int))
+    out = tmp_path / "out.png"
+    _expect_bad(["fuse", "--inputs", a, b, "-o", out], "b.npy", [out])
+
+
+def test_score_folder_with_stray_and_corrupt_files(tmp_path):
+    from segensemble.datasets import make_synthetic_dataset
+
+    root = make_synthetic_dataset(tmp_path / "ds", n_images=2, shape=(20, 30))
+    gt_dir = root / "data" / "groundTruth" / "test"
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "notes.txt").write_text("stray file")  # ignored: not a result type
+    (res / ".DS_Store").write_bytes(b"\x00\x01")
+    ids = sorted(p.stem for p in gt_dir.glob("*.mat"))
+    write_labels(res / f"{ids[0]}.png", np.zeros((20, 30), int))
+    (res / f"{ids[1]}.png").write_bytes(b"broken")
+    result = runner.invoke(app, ["score", str(res), "--gt", str(gt_dir), "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 1  # a runtime failure of one image: reported, the other image scored
+    assert f"{ids[1]}.png" in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 40), (40, 1), (2, 2)])
+def test_tiny_and_thin_images_work_or_fail_cleanly(tmp_path, shape):
+    img = write_image(tmp_path / "tiny.png", np.random.default_rng(0).random(shape + (3,)))
+    out = tmp_path / "fused.png"
+    result = runner.invoke(app, ["fuse", str(img), "-o", str(out)])
+    assert result.exit_code in (0, 2), result.output
+    assert "Traceback" not in result.output
+    if result.exit_code == 0:
+        from segensemble.io import read_labels
+
+        assert read_labels(out).shape == shape
+    else:
+        assert not out.exists() and len([ln for ln in result.stderr.splitlines() if ln.strip()]) == 1
+
+
+def test_pickle_payload_is_never_executed(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    p = tmp_path / "evil.npy"
+    p.write_bytes(_pickle_npy(Evil()))  # loading it with pickles allowed would create the marker file
+    out = tmp_path / "out.png"
+    _expect_bad(["fuse", "--inputs", p, p, "-o", out], "evil.npy", [out])
+    assert not marker.exists()
+
+
+def _pickle_npy(obj) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.array([obj], dtype=object), allow_pickle=True)
+    return buf.getvalue()
