@@ -127,6 +127,12 @@ def segment(
         Optional[Path], typer.Option("--overlay", help="Also write the image with the region boundaries drawn on it.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    max_pixels: Annotated[
+        int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
+    ] = 3_000_000,
+    downscale: Annotated[
+        bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
+    ] = False,
 ):
     """Segment one image with one segmenter.
 
@@ -146,12 +152,20 @@ def segment(
     params = _params(param)
     if n_segments is not None:
         params["n_segments"] = n_segments
-    img = read_image(image)
+    from segensemble.pipeline import limit_image_size, upscale_labels
+
+    full = read_image(image)
+    img, original = limit_image_size(full, max_pixels, downscale=downscale, name=str(image))
     seg = segensemble.segment(img, method, rng=seed, **params)
-    write_labels(output, seg.labels)
+    labels = seg.labels
+    if original is not None:
+        err.print(f"{image}: downscaled from {original[1]}x{original[0]} to {img.shape[1]}x{img.shape[0]} "
+                  f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
+        labels, img = upscale_labels(labels, original), full
+    write_labels(output, labels)
     if overlay is not None:
         drawn = img.copy()
-        drawn[find_boundaries(seg.labels, mode="inner")] = (1.0, 0.1, 0.1)
+        drawn[find_boundaries(labels, mode="inner")] = (1.0, 0.1, 0.1)
         write_image(overlay, drawn)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)
 
@@ -204,6 +218,12 @@ def fuse(
         typer.Option("--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words)."),
     ] = False,
     words: Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)] = 32,
+    max_pixels: Annotated[
+        int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
+    ] = 3_000_000,
+    downscale: Annotated[
+        bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
+    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")
     ] = False,
@@ -239,6 +259,7 @@ def fuse(
     k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
     params = _params(param)
     img = None
+    original = None
     if inputs:
         segs = []
         for p in paths:
@@ -255,7 +276,12 @@ def fuse(
     else:
         if len(paths) != 1:
             raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
-        img = read_image(paths[0])
+        from segensemble.pipeline import limit_image_size
+
+        img, original = limit_image_size(read_image(paths[0]), max_pixels, downscale=downscale, name=str(paths[0]))
+        if original is not None:
+            err.print(f"{paths[0]}: downscaled from {original[1]}x{original[0]} to {img.shape[1]}x{img.shape[0]} "
+                      f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
         members = run_segmenters(img, parse_segmenter_list(segmenters), rng=seed)
     if agree and img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
@@ -278,6 +304,14 @@ def fuse(
             err.print(f"after --agree: stability {ensemble_stability(ens):.4f}; agreement objective "
                       f"{h[0]:.4f} -> {h[-1]:.4f} ({cap.n_moves_} moves, {cap.n_rounds} rounds)", markup=False)
     conf = None if confidence is None else segensemble.confidence_map(est, ens, confidence_kind)
+    if not inputs and original is not None:
+        from segensemble.pipeline import upscale_labels
+
+        labels = upscale_labels(labels, original)
+        if conf is not None:
+            import cv2
+
+            conf = cv2.resize(conf, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
     write_labels(output, labels)
     err.print(
         f"fused {len(members)} segmentations ({ens.n_objects} atoms) with {method} into "

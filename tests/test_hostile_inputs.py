@@ -160,3 +160,18 @@ def _pickle_npy(obj) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.array([obj], dtype=object), allow_pickle=True)
     return buf.getvalue()
+
+
+def test_images_above_the_pixel_limit_are_refused_up_front_or_downscaled(tmp_path):
+    from segensemble.io import read_labels
+
+    img = write_image(tmp_path / "wide.png", np.random.default_rng(1).random((40, 60, 3)))
+    out = tmp_path / "out.png"
+    for command in ("fuse", "segment"):
+        _expect_bad([command, img, "-o", out, "--max-pixels", "1000"], "above the limit", [out])
+    result = runner.invoke(app, ["fuse", str(img), "-o", str(out), "--max-pixels", "1000", "--downscale"])
+    assert result.exit_code == 0, result.output
+    assert "downscaled from 60x40" in result.stderr and read_labels(out).shape == (40, 60)
+    result = runner.invoke(app, ["segment", str(img), "-o", str(out), "--max-pixels", "1000", "--downscale",
+                                 "-m", "slic"])
+    assert result.exit_code == 0 and read_labels(out).shape == (40, 60)
