@@ -124,40 +124,37 @@ def safe_extract(archive, dest) -> None:
     dest.mkdir(parents=True, exist_ok=True)
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
-            infos = zf.infolist()
-            for info in infos:
-                _check_member_name(info.filename, str(archive))
+            entries = []
+            for info in zf.infolist():
                 mode = (info.external_attr >> 16) & 0o170000
-                if mode and mode not in (0o100000, 0o040000):  # only regular files and folders
-                    raise InputError(f"{archive}: refused: member {info.filename!r} is a link or special file")
-            for info in infos:
-                target = dest.joinpath(*_check_member_name(info.filename, str(archive)).parts)
-                if info.is_dir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(info) as src, open(target, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
+                plain = not mode or mode in (0o100000, 0o040000)  # only regular files and folders
+                entries.append((info.filename, plain, info.is_dir(), lambda info=info: zf.open(info)))
+            _write_members(entries, dest, str(archive))
         return
     try:
         tf = tarfile.open(archive)
     except (tarfile.TarError, OSError) as exc:
         raise InputError(f"{archive}: not a readable tar or zip archive ({exc})") from exc
     with tf:
-        members = tf.getmembers()
-        for m in members:
-            _check_member_name(m.name, str(archive))
-            if not (m.isfile() or m.isdir()):
-                raise InputError(f"{archive}: refused: member {m.name!r} is a link or special file")
-        for m in members:
-            target = dest.joinpath(*_check_member_name(m.name, str(archive)).parts)
-            if m.isdir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            src = tf.extractfile(m)
-            with src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
+        entries = [(m.name, m.isfile() or m.isdir(), m.isdir(), lambda m=m: tf.extractfile(m))
+                   for m in tf.getmembers()]
+        _write_members(entries, dest, str(archive))
+
+
+def _write_members(entries, dest: Path, archive: str) -> None:
+    """Check every (name, plain, is_dir, open) entry first, then write them under ``dest``."""
+    for name, plain, _, _ in entries:
+        _check_member_name(name, archive)
+        if not plain:
+            raise InputError(f"{archive}: refused: member {name!r} is a link or special file")
+    for name, _, is_dir, opener in entries:
+        target = dest.joinpath(*_check_member_name(name, archive).parts)
+        if is_dir:
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with opener() as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
 
 
 def _find_data_dir(root: Path, manifest: dict) -> Path | None:

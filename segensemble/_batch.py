@@ -106,13 +106,7 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         with client:
             futures = {client.submit(task, image_id, *args, key=f"segensemble-{image_id}-{settings_hash(args)}",
                                      pure=False, retries=2): image_id for image_id in ids}
-            for fut in dask_completed(list(futures)):
-                image_id = futures[fut]
-                try:
-                    results[image_id] = fut.result()
-                except Exception as exc:  # noqa: BLE001 - reported per image
-                    failures[image_id] = _describe(exc)
-                tick()
+            _collect(futures, dask_completed(list(futures)), results, failures, tick)
         return results, failures
     if jobs == 1 or len(ids) <= 1:
         for image_id in ids:
@@ -126,11 +120,16 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         return results, failures
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         futures = {pool.submit(task, image_id, *args): image_id for image_id in ids}
-        for fut in as_completed(futures):
-            image_id = futures[fut]
-            try:
-                results[image_id] = fut.result()
-            except Exception as exc:  # noqa: BLE001 - reported per image
-                failures[image_id] = _describe(exc)
-            tick()
+        _collect(futures, as_completed(futures), results, failures, tick)
     return results, failures
+
+
+def _collect(futures: dict, completed, results: dict, failures: dict, tick) -> None:
+    """Gather finished futures (local or Dask) into results / one-line failures, ticking the progress."""
+    for fut in completed:
+        image_id = futures[fut]
+        try:
+            results[image_id] = fut.result()
+        except Exception as exc:  # noqa: BLE001 - reported per image
+            failures[image_id] = _describe(exc)
+        tick()

@@ -91,6 +91,26 @@ def _with_progress(label: str, run):
         return run(lambda done, total: progress.update(task, completed=done, total=total))
 
 
+#: Options shared by the commands that read one image.
+MaxPixels = Annotated[
+    int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
+]
+Downscale = Annotated[
+    bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
+]
+
+
+def _read_limited(img, path, max_pixels: int, downscale: bool):
+    """The image within --max-pixels (refused, or downscaled and announced) and its original shape if downscaled."""
+    from segensemble.pipeline import limit_image_size
+
+    small, original = limit_image_size(img, max_pixels, downscale=downscale, name=str(path))
+    if original is not None:
+        err.print(f"{path}: downscaled from {original[1]}x{original[0]} to {small.shape[1]}x{small.shape[0]} "
+                  f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
+    return small, original
+
+
 def _check_output(path: Path, allowed=(".png", ".npy", ".mat")) -> Path:
     if path.suffix.lower() not in allowed:
         raise InputError(f"--output: expected a file ending in {', '.join(allowed)}, got {str(path)!r}")
@@ -127,12 +147,8 @@ def segment(
         Optional[Path], typer.Option("--overlay", help="Also write the image with the region boundaries drawn on it.")
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
-    max_pixels: Annotated[
-        int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
-    ] = 3_000_000,
-    downscale: Annotated[
-        bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
-    ] = False,
+    max_pixels: MaxPixels = 3_000_000,
+    downscale: Downscale = False,
 ):
     """Segment one image with one segmenter.
 
@@ -152,15 +168,13 @@ def segment(
     params = _params(param)
     if n_segments is not None:
         params["n_segments"] = n_segments
-    from segensemble.pipeline import limit_image_size, upscale_labels
+    from segensemble.pipeline import upscale_labels
 
     full = read_image(image)
-    img, original = limit_image_size(full, max_pixels, downscale=downscale, name=str(image))
+    img, original = _read_limited(full, image, max_pixels, downscale)
     seg = segensemble.segment(img, method, rng=seed, **params)
     labels = seg.labels
     if original is not None:
-        err.print(f"{image}: downscaled from {original[1]}x{original[0]} to {img.shape[1]}x{img.shape[0]} "
-                  f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
         labels, img = upscale_labels(labels, original), full
     write_labels(output, labels)
     if overlay is not None:
@@ -218,12 +232,8 @@ def fuse(
         typer.Option("--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words)."),
     ] = False,
     words: Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)] = 32,
-    max_pixels: Annotated[
-        int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
-    ] = 3_000_000,
-    downscale: Annotated[
-        bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
-    ] = False,
+    max_pixels: MaxPixels = 3_000_000,
+    downscale: Downscale = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")
     ] = False,
@@ -276,12 +286,7 @@ def fuse(
     else:
         if len(paths) != 1:
             raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
-        from segensemble.pipeline import limit_image_size
-
-        img, original = limit_image_size(read_image(paths[0]), max_pixels, downscale=downscale, name=str(paths[0]))
-        if original is not None:
-            err.print(f"{paths[0]}: downscaled from {original[1]}x{original[0]} to {img.shape[1]}x{img.shape[0]} "
-                      f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
+        img, original = _read_limited(read_image(paths[0]), paths[0], max_pixels, downscale)
         members = run_segmenters(img, parse_segmenter_list(segmenters), rng=seed)
     if agree and img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
