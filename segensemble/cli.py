@@ -197,16 +197,26 @@ def fuse(
         typer.Option("--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them."),
     ] = False,
     segmenters: Annotated[
-        str,
+        Optional[str],
         typer.Option(
             "--segmenters", "-s",
-            help="Comma-separated segmenters with optional parameters, e.g. 'slic:n_segments=300,felzenszwalb:scale=500'.",
+            help="Comma-separated segmenters with optional parameters, e.g. 'slic:n_segments=300,felzenszwalb:scale=500' "
+                 "(default: slic,felzenszwalb, or the recipe's).",
         ),
-    ] = "slic,felzenszwalb",
-    method: Annotated[str, typer.Option("--method", "-m", help="Consensus method (see 'segensemble methods').")] = "eac",
-    n_segments: Annotated[str, typer.Option("--n-segments", "-k", help="Number of fused regions, or 'auto'.")] = "auto",
+    ] = None,
+    method: Annotated[
+        Optional[str], typer.Option("--method", "-m", help="Consensus method (default: eac, or the recipe's).")
+    ] = None,
+    n_segments: Annotated[
+        Optional[str], typer.Option("--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")
+    ] = None,
     param: Annotated[
         Optional[list[str]], typer.Option("--param", "-p", help="Consensus parameter key=value (repeatable).")
+    ] = None,
+    recipe: Annotated[
+        Optional[str],
+        typer.Option("--recipe", "-r", help="Use a recipe (see 'segensemble recipes'): its ensemble, method, "
+                                            "parameters and post-processing; -s/-m/-k/-p override it."),
     ] = None,
     image: Annotated[
         Optional[Path], typer.Option("--image", help="With --inputs: the image, for methods that use image features.")
@@ -246,12 +256,26 @@ def fuse(
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
       segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
       segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
+      segensemble fuse photo.jpg --recipe default -o fused.png
     """
     from segensemble import consensus
     from segensemble.io import read_image, read_segmentations, write_labels
     from segensemble.pipeline import parse_segmenter_list, run_segmenters
 
     _check_output(output)
+    post = {"connected": False, "min_size": 0}
+    if recipe is not None:
+        from segensemble.recipes import load_recipe
+
+        chosen = load_recipe(recipe).with_overrides(
+            segmenters=None if segmenters is None else parse_segmenter_list(segmenters), method=method,
+            n_segments=n_segments, params=_params(param),
+        ).validate()
+        segmenters, method, n_segments = ",".join(chosen.segmenters), chosen.method, str(chosen.n_segments)
+        recipe_params, post = dict(chosen.params), dict(chosen.postprocess)
+    else:
+        segmenters, method, n_segments = segmenters or "slic,felzenszwalb", method or "eac", n_segments or "auto"
+        recipe_params = _params(param)
     cls = consensus.get(method)
     if confidence is not None:
         if confidence.suffix.lower() not in (".png", ".npy"):
@@ -267,7 +291,7 @@ def fuse(
         explainers = [name for name in consensus.available() if hasattr(consensus.get(name), "top_features")]
         raise InputError(f"--explain: method {method!r} gives no feature weights; use one of {', '.join(explainers)}")
     k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
-    params = _params(param)
+    params = recipe_params
     img = None
     original = None
     if inputs:
@@ -309,6 +333,12 @@ def fuse(
             err.print(f"after --agree: stability {ensemble_stability(ens):.4f}; agreement objective "
                       f"{h[0]:.4f} -> {h[-1]:.4f} ({cap.n_moves_} moves, {cap.n_rounds} rounds)", markup=False)
     conf = None if confidence is None else segensemble.confidence_map(est, ens, confidence_kind)
+    if post.get("connected") or post.get("min_size"):
+        from segensemble.postprocess import postprocess
+
+        if post.get("min_size") and img is None:
+            post = {**post, "min_size": 0}  # --inputs without --image: no colours to merge by
+        labels = postprocess(labels, img, **post)
     if not inputs and original is not None:
         from segensemble.pipeline import upscale_labels
 
