@@ -32,9 +32,7 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
         sw = np.asarray(sample_weight, dtype=np.float64)
         if sw.shape != (X.n_objects,) or not np.all(np.isfinite(sw)) or np.any(sw <= 0):
             raise InputError(f"sample_weight: expected {X.n_objects} finite positive weights, got shape {sw.shape}")
-        ens = Ensemble(X.labels, X.weights * sw, index=X.index, memberships=X.memberships,
-                       features=X.features, names=X.names, feature_names=X.feature_names, image=X.image)
-        return ens
+        return X.copy_with(weights=X.weights * sw)
     return Ensemble.from_labels(X, sample_weight)
 
 

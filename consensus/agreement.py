@@ -264,9 +264,7 @@ class CAP(BaseEstimator):
         self.objective_history_ = history
         self.word_clusterings_ = ys
         self.n_moves_ = moves
-        self.ensemble_ = Ensemble(np.stack(xs, axis=1), ensemble.weights, index=ensemble.index,
-                                  memberships=None, features=ensemble.features, names=ensemble.names,
-                                  feature_names=ensemble.feature_names, image=ensemble.image)
+        self.ensemble_ = ensemble.copy_with(labels=np.stack(xs, axis=1), memberships=None)
         return self
 
     def fit_transform(self, ensemble, image=None):

@@ -139,12 +139,12 @@ class Ensemble:
             features = np.asarray(features, dtype=np.float64)
             if features.ndim != 2 or features.shape[0] != n:
                 raise InputError(f"features: expected shape ({n}, n_features), got {describe(features)}")
-        self.features = features
+        self._features = features
         if features is None or feature_names is None:
             feature_names = None if features is None else [f"feature{i}" for i in range(features.shape[1])]
         elif len(feature_names) != features.shape[1]:
             raise InputError(f"feature_names: expected {features.shape[1]} names, got {len(feature_names)}")
-        self.feature_names = None if feature_names is None else [str(x) for x in feature_names]
+        self._feature_names = None if feature_names is None else [str(x) for x in feature_names]
         if image is not None:
             image = check_image(image)
             if index is None or image.shape[:2] != index.shape:
@@ -179,11 +179,11 @@ class Ensemble:
         segmentations : sequence of Segmentation or (H, W) label arrays
             The members; all of the same shape.
         image : (H, W[, C]) array, optional
-            When given, the mean standardised pixel features of every atom —
+            Stored as ``image``; unless ``features`` is given, ``features``
+            are then the mean standardised pixel features of every atom —
             CIE Lab colour and texture energy
-            (:func:`segensemble.features.pixel_features`) — are stored in
-            ``features``, named in ``feature_names`` (unless ``features`` is
-            given).
+            (:func:`segensemble.features.pixel_features`), named in
+            ``feature_names`` — computed when first used.
         features : (H, W, F) array, optional
             Per-pixel features, averaged per atom with pixel weights.
 
@@ -228,7 +228,7 @@ class Ensemble:
                 else _aggregate_mean(atom, n_atoms, weights, s.memberships.reshape(-1, s.memberships.shape[2]))
                 for s in segs
             ]
-        feats, feature_names = None, None
+        feats = None
         img = None if image is None else check_image(image)
         if img is not None and img.shape[:2] != shape:
             raise InputError(f"image: expected shape {shape} like the segmentations, got {img.shape[:2]}")
@@ -239,12 +239,6 @@ class Ensemble:
             if f.shape[:2] != shape:
                 raise InputError(f"features: expected shape {shape + ('F',)}, got {describe(features)}")
             feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
-        elif image is not None:
-            from segensemble.features import pixel_feature_names, pixel_features
-
-            f = pixel_features(img)
-            feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
-            feature_names = pixel_feature_names()
         names = [s.name or f"member{j}" for j, s in enumerate(segs)]
         return cls(
             labels,
@@ -253,11 +247,58 @@ class Ensemble:
             memberships=memberships,
             features=feats,
             names=names,
-            feature_names=feature_names,
             image=img,
         )
 
+    _KEEP = object()
+
+    def copy_with(self, *, labels=None, weights=None, memberships=_KEEP) -> Ensemble:
+        """The same ensemble (pixel index, image, features, names) with new labels, weights or memberships.
+
+        Features already computed are carried over, not recomputed.
+
+        Examples
+        --------
+        >>> ens = Ensemble.from_labels([[0, 1], [0, 1], [1, 0]])
+        >>> ens.copy_with(weights=[1.0, 2.0, 3.0]).weights.tolist()
+        [1.0, 2.0, 3.0]
+        """
+        return Ensemble(
+            self.labels if labels is None else labels,
+            self.weights if weights is None else weights,
+            index=self.index,
+            memberships=self.memberships if memberships is Ensemble._KEEP else memberships,
+            features=self._features,
+            names=self.names,
+            feature_names=self._feature_names,
+            image=self.image,
+        )
+
     # ---------------------------------------------------------------- properties
+    @property
+    def features(self):
+        """(n_objects, n_features) mean features per object, or None.
+
+        For an ensemble built from segmentations with an image and no explicit
+        features, they are the atoms' mean standardised pixel features
+        (:func:`segensemble.features.pixel_features`), computed on first use
+        only — most consensus methods never look at them.
+        """
+        if self._features is None and self.image is not None and self.index is not None:
+            from segensemble.features import pixel_feature_names, pixel_features
+
+            f = pixel_features(self.image)
+            idx = self.index.ravel()
+            counts = np.bincount(idx, minlength=self.n_objects).astype(np.float64)
+            self._features = _aggregate_mean(idx, self.n_objects, counts, f.reshape(-1, f.shape[2]))
+            self._feature_names = pixel_feature_names()
+        return self._features
+
+    @property
+    def feature_names(self):
+        """Names of the feature columns (None without features)."""
+        return None if self.features is None else self._feature_names
+
     @property
     def n_objects(self) -> int:
         """Number of objects n (atoms or rows)."""
