@@ -59,21 +59,17 @@ def atom_adjacency(index, labels, gradient=None):
     >>> pairs.tolist(), length.tolist(), vote.tolist()
     ([[0, 1], [0, 2], [1, 2]], [1.0, 2.0, 1.0], [0.5, 1.0, 0.5])
     """
-    a = np.concatenate([index[:, :-1].ravel(), index[:-1, :].ravel()])
-    b = np.concatenate([index[:, 1:].ravel(), index[1:, :].ravel()])
-    d = a != b
-    lo, hi = np.minimum(a[d], b[d]).astype(np.int64), np.maximum(a[d], b[d]).astype(np.int64)
-    n = int(index.max()) + 1
-    key, inverse = np.unique(lo * n + hi, return_inverse=True)
-    length = np.bincount(inverse, minlength=len(key)).astype(np.float64)
-    pairs = np.stack([key // n, key % n], axis=1)
+    from segensemble.segmenters._common import adjacent_pairs
+
+    pairs, counts, d, inverse = adjacent_pairs(index, return_inverse=True)
+    length = counts.astype(np.float64)
     vote = np.mean(labels[pairs[:, 0]] != labels[pairs[:, 1]], axis=1)
     grad = None
     if gradient is not None:
         g = np.asarray(gradient, dtype=np.float64)
         ga = np.concatenate([g[:, :-1].ravel(), g[:-1, :].ravel()])[d]
         gb = np.concatenate([g[:, 1:].ravel(), g[1:, :].ravel()])[d]
-        grad = np.bincount(inverse, weights=(ga + gb) / 2, minlength=len(key)) / length
+        grad = np.bincount(inverse, weights=(ga + gb) / 2, minlength=len(pairs)) / length
     return pairs, length, vote, grad
 
 

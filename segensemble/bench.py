@@ -166,11 +166,9 @@ def _per_image_csv(results: list[dict], config: BenchConfig) -> str:
     w.writerow(["image", "method", "covering", "pri", "voi", "recall", "precision", "n_segments", "seconds"])
     for r in results:
         for name in list(config.segmenters) + ["fused"]:
-            ev = ImageEvaluation.from_dict(r["fused"] if name == "fused" else r["members"][name])
-            reg, bd = ev.region, ev.boundary
-            w.writerow([r["id"], name, f"{reg.cntR[0] / reg.sumR[0]:.6f}", f"{reg.pri[0]:.6f}", f"{reg.voi[0]:.6f}",
-                        f"{bd.cntR[0] / max(bd.sumR[0], 1):.6f}", f"{bd.cntP[0] / max(bd.sumP[0], 1):.6f}",
-                        r["n_segments"][name], f"{r['seconds']:.3f}"])
+            sc = ImageEvaluation.from_dict(r["fused"] if name == "fused" else r["members"][name]).scores()
+            w.writerow([r["id"], name] + [f"{sc[k]:.6f}" for k in ("covering", "pri", "voi", "recall", "precision")]
+                       + [r["n_segments"][name], f"{r['seconds']:.3f}"])
     return buf.getvalue()
 
 

@@ -156,8 +156,6 @@ def segment(
       segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
-    from skimage.segmentation import find_boundaries
-
     from segensemble import segmenters as registry
     from segensemble.io import read_image, write_image, write_labels
 
@@ -178,9 +176,9 @@ def segment(
         labels, img = upscale_labels(labels, original), full
     write_labels(output, labels)
     if overlay is not None:
-        drawn = img.copy()
-        drawn[find_boundaries(labels, mode="inner")] = (1.0, 0.1, 0.1)
-        write_image(overlay, drawn)
+        from segensemble.report import draw_boundaries
+
+        write_image(overlay, draw_boundaries(img, labels))
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)
 
 
@@ -409,7 +407,6 @@ def evaluate(
       segensemble evaluate fused.png --gt groundTruth/val/3096.mat
       segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
     """
-    from segensemble.evaluation.aggregate import fmeasure
     from segensemble.evaluation.benchmark import KINDS, evaluate_image, load_result
     from segensemble.io import read_ground_truth
 
@@ -421,15 +418,8 @@ def evaluate(
     if result.shape != shape:
         raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {shape}")
     ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary")
-    b, r = ev.boundary, ev.region
-    rows = []
-    for k, t in enumerate(b.thresholds):
-        R = b.cntR[k] / b.sumR[k] if b.sumR[k] else 0.0
-        P = b.cntP[k] / b.sumP[k] if b.sumP[k] else 0.0
-        row = {"threshold": float(t), "recall": float(R), "precision": float(P), "f": float(fmeasure(R, P))}
-        if r is not None:
-            row.update(covering=float(r.cntR[k] / r.sumR[k]), pri=float(r.pri[k]), voi=float(r.voi[k]))
-        rows.append(row)
+    r = ev.region
+    rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
         return

@@ -18,7 +18,7 @@ import numpy as np
 from segensemble._atomic import atomic_write_text
 from segensemble.errors import InputError
 
-__all__ = ["write_report"]
+__all__ = ["write_report", "draw_boundaries"]
 
 THUMB_WIDTH = 200
 
@@ -34,7 +34,14 @@ def _jpeg_data_uri(rgb: np.ndarray) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def _overlay(image, labels) -> np.ndarray:
+def draw_boundaries(image, labels) -> np.ndarray:
+    """A copy of the image (float RGB) with the region boundaries of ``labels`` drawn in red.
+
+    Examples
+    --------
+    >>> draw_boundaries(np.zeros((2, 2, 3)), np.array([[0, 1], [0, 1]]))[:, :, 0].tolist()  # red channel
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
     from skimage.segmentation import find_boundaries
 
     out = np.array(image, dtype=np.float64, copy=True)
@@ -43,14 +50,6 @@ def _overlay(image, labels) -> np.ndarray:
     edge = find_boundaries(labels, mode="inner")
     out[edge] = (1.0, 0.1, 0.1)
     return out
-
-
-def _scores(ev: dict) -> dict:
-    r, b = ev["region"], ev["boundary"]
-    R = b["cntR"][0] / max(b["sumR"][0], 1)
-    P = b["cntP"][0] / max(b["sumP"][0], 1)
-    return {"covering": r["cntR"][0] / r["sumR"][0], "pri": r["pri"][0], "voi": r["voi"][0],
-            "f": 2 * P * R / (P + R) if P + R > 0 else 0.0}
 
 
 def _pr_svg(curve: dict, size: int = 320) -> str:
@@ -98,6 +97,7 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
     'report.html'
     """
     from segensemble.datasets import BSDS500
+    from segensemble.evaluation.benchmark import ImageEvaluation
     from segensemble.io import read_labels, read_segmentations
 
     out = Path(out_dir)
@@ -151,8 +151,8 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         member_labels = read_segmentations(out / "members" / f"{image_id}.mat") \
             if (out / "members" / f"{image_id}.mat").is_file() else []
         for name, lab in zip(members, member_labels):
-            figs.append((name, _overlay(image, lab)))
-        figs.append(("fused", _overlay(image, fused)))
+            figs.append((name, draw_boundaries(image, lab)))
+        figs.append(("fused", draw_boundaries(image, fused)))
         conf = out / "confidence" / f"{image_id}.png"
         if conf.is_file():
             from segensemble.io import read_image
@@ -165,8 +165,7 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         parts.append("</div><table class='scores'><tr><th>method</th><th>covering</th><th>PRI</th><th>VOI</th>"
                      "<th>F</th></tr>")
         for name in members + ["fused"]:
-            ev = rec["fused"] if name == "fused" else rec["members"][name]
-            s = _scores(ev)
+            s = ImageEvaluation.from_dict(rec["fused"] if name == "fused" else rec["members"][name]).scores()
             parts.append(f"<tr><td>{esc(name)}</td><td>{s['covering']:.3f}</td><td>{s['pri']:.3f}</td>"
                          f"<td>{s['voi']:.3f}</td><td>{s['f']:.3f}</td></tr>")
         parts.append("</table></section>")

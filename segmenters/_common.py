@@ -50,8 +50,13 @@ def softmax_memberships(cost: np.ndarray, temperature: float) -> np.ndarray:
     return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
 
 
-def adjacent_pairs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def adjacent_pairs(labels: np.ndarray, *, return_inverse: bool = False):
     """Unordered pairs of 4-adjacent regions (a < b) and their shared border length.
+
+    With ``return_inverse``, also the mask of the 4-adjacent pixel pairs
+    (horizontal pairs first, then vertical) that straddle a border, and the
+    pair index of each of them — to average any per-pixel quantity along
+    every border.
 
     Examples
     --------
@@ -64,8 +69,11 @@ def adjacent_pairs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d = a != b
     lo, hi = np.minimum(a[d], b[d]).astype(np.int64), np.maximum(a[d], b[d]).astype(np.int64)
     k = int(labels.max()) + 1
-    key, counts = np.unique(lo * k + hi, return_counts=True)
-    return np.stack([key // k, key % k], axis=1), counts
+    key, inverse, counts = np.unique(lo * k + hi, return_inverse=True, return_counts=True)
+    pairs = np.stack([key // k, key % k], axis=1)
+    if return_inverse:
+        return pairs, counts, d, inverse.ravel()
+    return pairs, counts
 
 
 def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int, max_passes: int = 20) -> np.ndarray:

@@ -158,6 +158,30 @@ class ImageEvaluation:
             region=None if d.get("region") is None else ImageRegionResult.from_dict(d["region"]),
         )
 
+    def scores(self, k: int = 0) -> dict:
+        """Scores at threshold ``k``: covering, PRI, VOI, boundary recall, precision and F.
+
+        Examples
+        --------
+        >>> from segensemble.io import GroundTruth
+        >>> gt = GroundTruth([np.array([[0, 0, 1, 1]] * 4)], [np.zeros((4, 4), bool)])
+        >>> ev = evaluate_image(MachineResult("segs", [np.array([[0, 0, 1, 1]] * 4)]), gt)
+        >>> ev.scores()["covering"], ev.scores()["pri"]
+        (1.0, 1.0)
+        """
+        from segensemble.evaluation.aggregate import fmeasure
+
+        out = {}
+        if self.boundary is not None:
+            b = self.boundary
+            R = b.cntR[k] / b.sumR[k] if b.sumR[k] else 0.0
+            P = b.cntP[k] / b.sumP[k] if b.sumP[k] else 0.0
+            out.update(recall=float(R), precision=float(P), f=float(fmeasure(R, P)))
+        if self.region is not None:
+            r = self.region
+            out.update(covering=float(r.cntR[k] / r.sumR[k]), pri=float(r.pri[k]), voi=float(r.voi[k]))
+        return out
+
 
 def evaluate_image(
     result: MachineResult,
