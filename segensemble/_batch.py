@@ -64,8 +64,6 @@ def settings_hash(args) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    from segensemble.errors import InputError
-
     text = str(exc).splitlines()[0] if str(exc) else ""
     return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
 
