@@ -4,6 +4,7 @@ import doctest
 import importlib
 import importlib.util
 import pkgutil
+import tempfile
 
 import numpy as np
 import pytest
@@ -20,7 +21,9 @@ MODULES = sorted(set(MODULES + ["segensemble", "segensemble.segmenters", "segens
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
+def test_docstring_examples(name, tmp_path, monkeypatch):
+    # examples write with tempfile.mkdtemp(); keep those under pytest's own, cleaned-up directory
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     result = doctest.testmod(module, extraglobs={"np": np}, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
