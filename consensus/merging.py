@@ -13,20 +13,44 @@ segmentation, and sweeping the cut gives a hierarchical result.
 
 from __future__ import annotations
 
-import heapq
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._region_merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 
-__all__ = ["BoundaryMerge", "atom_adjacency", "merge_hierarchy", "cut_hierarchy", "MAX_UNGRIDDED"]
+__all__ = [
+    "BoundaryMerge",
+    "atom_adjacency",
+    "merge_hierarchy",
+    "cut_hierarchy",
+    "pair_features",
+    "region_merger",
+    "boundary_probability",
+    "PAIR_FEATURES",
+    "LEARNED_COEFFICIENTS",
+    "MAX_UNGRIDDED",
+]
 
 #: Objects accepted without a pixel grid (all pairs are borders).
 MAX_UNGRIDDED = 2000
+
+#: What the learned criterion sees of two adjacent regions (see :func:`pair_features`).
+PAIR_FEATURES = ("vote", "gradient", "colour", "texture", "size", "length")
+
+#: Logistic coefficients of the learned criterion for an unweighted member vote, fitted on the
+#: 200 BSDS500 train images only by ``benchmarks/train_merge_model.py``.
+LEARNED_COEFFICIENTS = {
+    "vote": 3.251, "gradient": 1.545, "colour": 1.508, "texture": 0.601, "size": 2.233, "length": -0.499,
+    "bias": -3.973,
+}
+
+#: Feature scales: Lab distance / 50, standardised-texture distance / 2.5 (both capped at 2).
+_COLOUR_SCALE, _TEXTURE_SCALE, _CAP = 50.0, 2.5, 2.0
 
 
 def atom_adjacency(index, labels, gradient=None):
@@ -111,49 +135,13 @@ def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_
     >>> m.tolist(), h.tolist()
     ([[0, 1], [0, 2]], [0.2, 0.6])
     """
-    size = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64).copy()
-    ref = size.sum() / 1000.0
+    sizes = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64)
+    ref = sizes.sum() / 1000.0
 
-    def key(u, v, acc):
-        small = min(size[u], size[v])
-        return acc[1] / acc[0] - (1.0 if small < min_size else 0.0) - size_penalty * np.sqrt(ref / small)
+    def key(m, u, v):
+        return m.border_mean(u, v)[0] - size_penalty * np.sqrt(ref / min(m.size[u], m.size[v]))
 
-    nbr = [dict() for _ in range(n_regions)]  # region -> {neighbour: [sum length, sum length * strength]}
-    for (u, v), ln, st in zip(np.asarray(pairs).tolist(), np.asarray(length, float), np.asarray(strength, float)):
-        nbr[u][v] = [ln, ln * st]
-        nbr[v][u] = nbr[u][v]
-    heap = [(key(u, v, acc), u, v) for u in range(n_regions) for v, acc in nbr[u].items() if u < v]
-    heapq.heapify(heap)
-    alive = np.ones(n_regions, dtype=bool)
-    merges, heights = [], []
-    top = -np.inf
-    while heap:
-        k, u, v = heapq.heappop(heap)
-        if not (alive[u] and alive[v]) or v not in nbr[u]:
-            continue
-        if abs(key(u, v, nbr[u][v]) - k) > 1e-12:  # stale entry
-            continue
-        keep, gone = min(u, v), max(u, v)
-        del nbr[keep][gone], nbr[gone][keep]
-        size[keep] += size[gone]
-        for w, acc_w in nbr[gone].items():  # move gone's borders to keep
-            del nbr[w][gone]
-            if w in nbr[keep]:
-                tot = nbr[keep][w]
-                tot[0] += acc_w[0]
-                tot[1] += acc_w[1]
-            else:
-                tot = [acc_w[0], acc_w[1]]
-                nbr[keep][w] = tot
-                nbr[w][keep] = tot
-        for w, tot in nbr[keep].items():  # keep's size changed: re-key all its borders
-            heapq.heappush(heap, (key(keep, w, tot), min(keep, w), max(keep, w)))
-        nbr[gone] = {}
-        alive[gone] = False
-        top = max(top, k)
-        merges.append((keep, gone))
-        heights.append(top)
-    return np.array(merges, dtype=np.int64).reshape(-1, 2), np.array(heights)
+    return RegionMerger(n_regions, pairs, length, strength, sizes=sizes).run(key, min_size=min_size)
 
 
 def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters=None):
@@ -177,32 +165,150 @@ def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters
     return np.unique(parent, return_inverse=True)[1]
 
 
+def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:
+    """The :data:`PAIR_FEATURES` of two adjacent regions of a merger built by :class:`BoundaryMerge`.
+
+    ``vote`` and ``gradient`` are means along the shared border (border
+    quantities 0 and 1); ``colour`` and ``texture`` the distances between
+    the regions' mean Lab colour (region sums 0-2, over 50) and mean
+    standardised texture energy (the remaining sums, over 2.5), capped at 2;
+    ``size`` is ``log10(smaller size / image size) / 4 + 1`` and ``length``
+    ``log10(border length) / 3``.
+
+    Examples
+    --------
+    >>> m = RegionMerger(2, np.array([[0, 1]]), np.array([10.0]), np.array([[1.0, 0.5]]), sizes=np.array([100, 900]),
+    ...                  region_sums=np.zeros((2, 9)))
+    >>> pair_features(m, 0, 1).round(3).tolist()
+    [1.0, 0.5, 0.0, 0.0, 0.75, 0.333]
+    """
+    su, sv = merger.size[u], merger.size[v]
+    d = merger.sums[u] / su - merger.sums[v] / sv
+    return np.array([
+        *merger.border_mean(u, v)[:2],
+        min(np.sqrt(d[:3] @ d[:3]) / _COLOUR_SCALE, _CAP),
+        min(np.sqrt(d[3:] @ d[3:]) / _TEXTURE_SCALE, _CAP),
+        np.log10(min(su, sv) / merger.total) / 4 + 1,
+        np.log10(merger.border_length(u, v)) / 3,
+    ])
+
+
+def boundary_probability(features, coefficients) -> float:
+    """Logistic probability that a border separates two ground-truth segments.
+
+    Examples
+    --------
+    >>> round(boundary_probability(np.zeros(6), LEARNED_COEFFICIENTS), 3)
+    0.018
+    """
+    z = coefficients["bias"] + sum(coefficients[k] * f for k, f in zip(PAIR_FEATURES, features))
+    return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def _check_coefficients(coefficients) -> dict:
+    if coefficients is None:
+        return LEARNED_COEFFICIENTS
+    if not isinstance(coefficients, dict):
+        raise InputError(f"coefficients: expected a mapping of {PAIR_FEATURES + ('bias',)} to numbers, got "
+                         f"{type(coefficients).__name__}")
+    want = set(PAIR_FEATURES) | {"bias"}
+    if set(coefficients) != want:
+        raise InputError(f"coefficients: expected exactly the keys {sorted(want)}, got {sorted(coefficients)}")
+    out = {}
+    for k, v in coefficients.items():
+        if isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v):
+            raise InputError(f"coefficients: {k!r} must be a finite number, got {v!r}")
+        out[k] = float(v)
+    return out
+
+
+def _image_statistics(ensemble, image):
+    """Region sums of Lab colour and standardised texture energy over the atoms."""
+    from segensemble.features import lab_colour, standardise, texture_features
+
+    idx = ensemble.index.ravel()
+    pix = np.concatenate([lab_colour(image), standardise(texture_features(image))], axis=2)
+    pix = pix.reshape(-1, pix.shape[2])
+    return np.stack([np.bincount(idx, weights=pix[:, c], minlength=ensemble.n_objects)
+                     for c in range(pix.shape[1])], axis=1)
+
+
+def region_merger(ensemble, gradient, *, vote_weights=None, per_member: bool = False) -> RegionMerger:
+    """The atoms of an image ensemble as a :class:`RegionMerger` for the learned criterion.
+
+    Border quantities: the member vote (weighted by ``vote_weights``, equal
+    by default) and the mean of ``gradient``, then with ``per_member`` every
+    member's separation (0/1) as further columns; region sums: Lab colour and
+    standardised texture energy of ``ensemble.image`` (see
+    :func:`pair_features`).
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> img = np.zeros((4, 4, 3)); img[:, 2:] = 1
+    >>> a = np.array([[0, 0, 1, 1]] * 4); b = np.array([[0, 1, 1, 1]] * 4)
+    >>> m = region_merger(Ensemble.from_segmentations([a, b], img), np.zeros((4, 4)), per_member=True)
+    >>> m.n_regions, m.border_mean(0, 1).tolist(), m.border_mean(1, 2).tolist()
+    (3, [0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 1.0, 0.0])
+    """
+    m = ensemble.n_members
+    w = np.full(m, 1.0 / m) if vote_weights is None else np.asarray(vote_weights, dtype=np.float64)
+    pairs, length, _, g = atom_adjacency(ensemble.index, ensemble.labels, gradient)
+    sep = ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]
+    border = [sep @ w, g] + ([sep.astype(np.float64)] if per_member else [])
+    return RegionMerger(ensemble.n_objects, pairs, length, np.column_stack(border), sizes=ensemble.weights,
+                        region_sums=_image_statistics(ensemble, ensemble.image))
+
+
 @REGISTRY.register("merge")
 class BoundaryMerge(ConsensusClusterer):
-    """Boundary consensus: greedy merging of atoms by the members' mean boundary vote.
+    """Boundary consensus: greedy merging of atoms by the members' boundary vote.
 
     Needs an ensemble built from segmentations (its pixel index gives the
     atoms' borders; without one, every object borders every other with
-    weight ``w_u w_v`` — average linkage on ``1 - X``). The border strength is ``(1 - gradient_weight) * vote +
-    gradient_weight * gradient``, with the gradient the image's colour
-    boundary strength (:func:`segensemble.features.boundary_strength` of
-    ``Ensemble.image``, or ``fit(..., gradient=...)``). Regions smaller than
-    ``min_size`` pixels are merged first, along their weakest border.
+    weight ``w_u w_v`` — average linkage on ``1 - X``). Adjacent regions are
+    merged weakest border first (see :func:`merge_hierarchy`); the border
+    strength depends on ``criterion``:
+
+    - ``'mean'``: ``(1 - gradient_weight) * vote + gradient_weight *
+      gradient`` averaged along the border, with ``vote`` the (weighted)
+      share of members separating the two sides and ``gradient`` the image's
+      colour boundary strength (:func:`segensemble.features.boundary_strength`
+      of ``Ensemble.image``, or ``fit(..., gradient=...)``).
+    - ``'learned'``: the probability that the two regions belong to different
+      ground-truth segments, a logistic model (``coefficients``) of the
+      :data:`PAIR_FEATURES` of the two *current* regions: mean vote and
+      gradient along their whole border, distance of their mean colour and
+      texture, smaller size, border length. Region statistics are updated on
+      every merge, so large regions are compared by their whole appearance.
+      Needs the image. The default coefficients were fitted on BSDS500 train
+      (``benchmarks/train_merge_model.py``).
+
+    Regions smaller than ``min_size`` pixels are merged first, along their
+    weakest border.
 
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
         K regions, or ``'auto'``: cut the hierarchy at ``threshold``.
     threshold : float, default 0.5
-        Cut height for ``'auto'`` (a border survives when its mean strength
+        Cut height for ``'auto'`` (a border survives when its strength
         exceeds it).
+    criterion : {'mean', 'learned'}, default 'mean'
     gradient_weight : float in [0, 1], default 0
-        Weight of the image gradient in the border strength.
+        Weight of the image gradient in the ``'mean'`` border strength.
+    member_weights : array-like of shape (n_members,), optional
+        Non-negative weights of the members in the vote (equal by default).
+    coefficients : dict, optional
+        Logistic coefficients of the ``'learned'`` criterion, one per
+        :data:`PAIR_FEATURES` name plus ``'bias'``; default
+        :data:`LEARNED_COEFFICIENTS`.
     min_size : float, default 0
         Pixels below which a region is merged before any other.
     size_penalty : float, default 0
-        Lowers every border's key by ``size_penalty * sqrt(A / smaller size)``
-        (A = a thousandth of the image), so small regions merge more readily.
+        ``'mean'`` only: lowers every border's key by ``size_penalty *
+        sqrt(A / smaller size)`` (A = a thousandth of the image), so small
+        regions merge more readily.
     refine : bool or int, default False
 
     Attributes
@@ -215,6 +321,10 @@ class BoundaryMerge(ConsensusClusterer):
     P. Arbeláez, M. Maire, C. Fowlkes, J. Malik, "Contour detection and
     hierarchical image segmentation", IEEE TPAMI 33(5), 2011 (greedy merging
     by mean boundary strength, ultrametric contour map).
+    J. Nunez-Iglesias, R. Kennedy, T. Parag, J. Shi, D. B. Chklovskii,
+    "Machine learning of hierarchical clustering to segment 2D and 3D
+    images", PLoS ONE 8(8), 2013 (a learned merge priority over region-pair
+    features, trained on the merges the current policy makes).
 
     Examples
     --------
@@ -223,22 +333,30 @@ class BoundaryMerge(ConsensusClusterer):
     >>> ens = Ensemble.from_segmentations([a, a, b])
     >>> BoundaryMerge(n_clusters=2).fit(ens).labels_.tolist()
     [0, 1, 1]
+    >>> BoundaryMerge(n_clusters=2, member_weights=[0, 0, 1]).fit(ens).labels_.tolist()
+    [0, 0, 1]
     """
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "threshold": [Interval(Real, 0, None, closed="left")],
+        "criterion": [StrOptions({"mean", "learned"})],
         "gradient_weight": [Interval(Real, 0, 1, closed="both")],
+        "member_weights": ["array-like", None],
+        "coefficients": [dict, None],
         "min_size": [Interval(Real, 0, None, closed="left")],
         "size_penalty": [Interval(Real, 0, None, closed="left")],
         "refine": REFINE,
     }
 
-    def __init__(self, n_clusters="auto", *, threshold=0.5, gradient_weight=0.0, min_size=0, size_penalty=0.0,
-                 refine=False):
+    def __init__(self, n_clusters="auto", *, threshold=0.5, criterion="mean", gradient_weight=0.0,
+                 member_weights=None, coefficients=None, min_size=0, size_penalty=0.0, refine=False):
         self.n_clusters = n_clusters
         self.threshold = threshold
+        self.criterion = criterion
         self.gradient_weight = gradient_weight
+        self.member_weights = member_weights
+        self.coefficients = coefficients
         self.min_size = min_size
         self.size_penalty = size_penalty
         self.refine = refine
@@ -251,9 +369,35 @@ class BoundaryMerge(ConsensusClusterer):
         finally:
             self._gradient = None
 
+    def _vote_weights(self, ensemble) -> np.ndarray:
+        m = ensemble.n_members
+        if self.member_weights is None:
+            return np.full(m, 1.0 / m)
+        w = np.asarray(self.member_weights, dtype=np.float64).ravel()
+        if w.shape != (m,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise InputError(f"member_weights: expected {m} non-negative finite weights (one per member, not all "
+                             f"zero), got {np.asarray(self.member_weights).tolist()}")
+        return w / w.sum()
+
+    def _image_gradient(self, ensemble):
+        grad = self._gradient
+        if grad is None and ensemble.image is not None:
+            from segensemble.features import boundary_strength
+
+            grad = boundary_strength(ensemble.image)
+        if grad is None:
+            need = "criterion='learned'" if self.criterion == "learned" else "gradient_weight > 0"
+            raise InputError(f"gradient: {need} needs the image (Ensemble.from_segmentations(segs, image)) "
+                             "or fit(..., gradient=...)")
+        return grad
+
     def _fit(self, ensemble):
         n = ensemble.n_objects
+        weights = self._vote_weights(ensemble)
         if ensemble.index is None:  # no pixel grid: every object borders every other (average linkage on 1 - X)
+            if self.criterion == "learned":
+                raise InputError("criterion: 'learned' needs an ensemble built from segmentations and the image, "
+                                 "got one without a pixel grid; use criterion='mean'")
             if n > MAX_UNGRIDDED:
                 raise InputError(
                     f"X: without a pixel grid boundary merging compares all pairs, at most {MAX_UNGRIDDED} objects, "
@@ -261,27 +405,27 @@ class BoundaryMerge(ConsensusClusterer):
                 )
             u, v = np.triu_indices(n, 1)
             pairs, length = np.stack([u, v], axis=1), ensemble.weights[u] * ensemble.weights[v]
-            strength = np.mean(ensemble.labels[u] != ensemble.labels[v], axis=1)
-            return self._cut(n, pairs, length, strength, ensemble.weights)
-        grad = None
-        if self.gradient_weight > 0:
-            grad = self._gradient
-            if grad is None and ensemble.image is not None:
-                from segensemble.features import boundary_strength
+            strength = (ensemble.labels[u] != ensemble.labels[v]) @ weights
+            return self._cut(n, merge_hierarchy(n, pairs, length, strength, sizes=ensemble.weights,
+                                             min_size=self.min_size, size_penalty=self.size_penalty))
+        if self.criterion == "learned":
+            coefficients = _check_coefficients(self.coefficients)
+            grad = self._image_gradient(ensemble)
+            if ensemble.image is None:
+                raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
+            merger = region_merger(ensemble, grad, vote_weights=weights)
+            return self._cut(n, merger.run(lambda m, a, b: boundary_probability(pair_features(m, a, b), coefficients),
+                                        min_size=self.min_size))
+        grad = self._image_gradient(ensemble) if self.gradient_weight > 0 else None
+        pairs, length, _, g = atom_adjacency(ensemble.index, ensemble.labels, grad)
+        strength = (ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]) @ weights
+        if g is not None:
+            strength = (1 - self.gradient_weight) * strength + self.gradient_weight * g
+        return self._cut(n, merge_hierarchy(n, pairs, length, strength, sizes=ensemble.weights, min_size=self.min_size,
+                                         size_penalty=self.size_penalty))
 
-                grad = boundary_strength(ensemble.image)
-            if grad is None:
-                raise InputError(
-                    "gradient: gradient_weight > 0 needs the image (Ensemble.from_segmentations(segs, image)) "
-                    "or fit(..., gradient=...)"
-                )
-        pairs, length, vote, g = atom_adjacency(ensemble.index, ensemble.labels, grad)
-        strength = vote if g is None else (1 - self.gradient_weight) * vote + self.gradient_weight * g
-        return self._cut(n, pairs, length, strength, ensemble.weights)
-
-    def _cut(self, n, pairs, length, strength, weights):
-        self.merges_, self.heights_ = merge_hierarchy(n, pairs, length, strength, sizes=weights,
-                                                      min_size=self.min_size, size_penalty=self.size_penalty)
+    def _cut(self, n, hierarchy):
+        self.merges_, self.heights_ = hierarchy
         if self.n_clusters == "auto":
             return cut_hierarchy(n, self.merges_, self.heights_, threshold=self.threshold)
         return cut_hierarchy(n, self.merges_, self.heights_, n_clusters=int(self.n_clusters))

@@ -146,7 +146,7 @@ def test_bench_on_synthetic_then_resume(tmp_path):
     from segensemble.recipes import BUILTIN
 
     assert summary["n_images"] == 2 and set(summary["table"]) == set(BUILTIN["default"].segmenters) | {"fused"}
-    assert summary["config"]["recipe"] == "default@2"
+    assert summary["config"]["recipe"] == f"default@{BUILTIN['default'].version}"
     assert len(list((out / "fused").glob("*.png"))) == 2 and len(list((out / "segs").glob("*.mat"))) == 2
     for name in ("per_image.csv", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"):
         assert (out / name).is_file(), name

@@ -102,3 +102,85 @@ def test_size_penalty_merges_smaller_regions_first():
     m0, _ = merge_hierarchy(4, pairs, np.ones(2), strength, sizes=sizes)
     m1, _ = merge_hierarchy(4, pairs, np.ones(2), strength, sizes=sizes, size_penalty=0.1)
     assert m0[0].tolist() == [0, 1] and m1[0].tolist() == [2, 3]
+
+
+# --- region statistics and the learned criterion -------------------------------------------------------------------
+
+def test_region_merger_keeps_exact_border_and_region_means():
+    from segensemble.consensus._region_merger import RegionMerger
+
+    # a path 0 - 1 - 2 and a border 0 - 2: after merging 0 and 1, the border to 2 pools both borders
+    pairs = np.array([[0, 1], [1, 2], [0, 2]])
+    m = RegionMerger(3, pairs, np.array([1.0, 3.0, 1.0]), np.array([[0.0], [0.5], [0.9]]),
+                     sizes=np.array([2.0, 6.0, 4.0]), region_sums=np.array([[2.0], [12.0], [20.0]]))
+    seen = []
+
+    def on_merge(mm, keep, gone):
+        seen.append((keep, gone, mm.region_mean(keep).tolist(), mm.region_mean(gone).tolist()))
+
+    merges, heights = m.run(lambda mm, u, v: mm.border_mean(u, v)[0], on_merge=on_merge)
+    assert merges.tolist() == [[0, 1], [0, 2]]
+    assert seen[0] == (0, 1, [1.0], [2.0])  # statistics before the merge
+    assert seen[1][2] == [14.0 / 8.0]  # merged region: (2 + 12) / (2 + 6)
+    assert heights.tolist() == pytest.approx([0.0, (3 * 0.5 + 1 * 0.9) / 4])  # length-weighted pooled border
+
+
+def _blocks(colours, width=10):
+    """A 10 x (width * len(colours)) image of flat colour blocks, and its block labels."""
+    img = np.concatenate([np.broadcast_to(np.array(c, float), (10, width, 3)) for c in colours], axis=1).copy()
+    truth = np.repeat(np.arange(len(colours)), width)[None, :].repeat(10, axis=0)
+    return img, truth
+
+
+def test_learned_criterion_pairs_regions_by_mean_colour():
+    # four blocks, members that separate everything: only the colour coefficient decides,
+    # so the two reddish blocks (0, 1) and the two bluish ones (2, 3) pair up
+    img, truth = _blocks([(1, 0, 0), (0.9, 0.1, 0), (0, 0, 1), (0, 0.1, 0.9)])
+    ens = Ensemble.from_segmentations([truth, truth], img)
+    only_colour = {"vote": 0.0, "gradient": 0.0, "colour": 10.0, "texture": 0.0, "size": 0.0, "length": 0.0,
+                   "bias": -2.0}
+    est = consensus.get("merge")(n_clusters=2, criterion="learned", coefficients=only_colour).fit(ens)
+    assert est.labels_.tolist() == [0, 0, 1, 1]
+    assert np.all(np.diff(est.heights_) >= 0) and np.all((est.heights_ > 0) & (est.heights_ < 1))
+
+
+def test_learned_criterion_recovers_regions_and_ignores_member_relabelling():
+    truth, ens = _image_ensemble()
+    est = consensus.get("merge")(criterion="learned", threshold=0.5, min_size=20).fit(ens)
+    assert adjusted_rand_score(truth.ravel(), ens.to_image(est.labels_).ravel()) > 0.95
+    members = [ens.to_image(ens.labels[:, j]) for j in range(ens.n_members)]
+    relabelled = Ensemble.from_segmentations([7 - z for z in members[::-1]], ens.image)
+    again = consensus.get("merge")(criterion="learned", threshold=0.5, min_size=20).fit(relabelled)
+    assert adjusted_rand_score(ens.to_image(est.labels_).ravel(), relabelled.to_image(again.labels_).ravel()) == 1.0
+
+
+def test_member_weights_are_relative_and_can_silence_a_member():
+    img, truth = _blocks([(1, 0, 0), (0, 1, 0), (0, 0, 1)])
+    one = np.where(truth == 2, 1, 0)  # separates block 2 only
+    two = np.where(truth == 0, 0, 1)  # separates block 0 only
+    ens = Ensemble.from_segmentations([one, two], img)
+    fit = lambda w: consensus.get("merge")(n_clusters=2, member_weights=w).fit(ens).labels_.tolist()  # noqa: E731
+    assert fit([1, 0]) == fit([5, 0]) == [0, 0, 1]
+    assert fit([0, 1]) == [0, 1, 1]
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"member_weights": [1, 2, 3]}, "member_weights: expected 2 non-negative"),
+    ({"member_weights": [1, -1]}, "member_weights"),
+    ({"member_weights": [0, 0]}, "member_weights"),
+    ({"criterion": "learned", "coefficients": {"vote": 1.0}}, "coefficients: expected exactly the keys"),
+    ({"criterion": "learned", "coefficients": dict(vote=1, gradient=1, colour=1, texture=1, size=1, length=1,
+                                                   bias=float("nan"))}, "coefficients: 'bias' must be a finite"),
+])
+def test_bad_parameters_are_named(params, match):
+    img, truth = _blocks([(1, 0, 0), (0, 1, 0)])
+    with pytest.raises(InputError, match=match):
+        consensus.get("merge")(**params).fit(Ensemble.from_segmentations([truth, truth], img))
+
+
+def test_learned_criterion_needs_the_image_and_a_grid():
+    a = np.array([[0, 0, 1, 1]] * 2)
+    with pytest.raises(InputError, match="needs the image"):
+        consensus.get("merge")(criterion="learned").fit(Ensemble.from_segmentations([a, a]))
+    with pytest.raises(InputError, match="criterion: 'learned' needs an ensemble built from segmentations"):
+        consensus.get("merge")(criterion="learned").fit(np.array([[0, 1], [0, 1], [1, 0]]))
