@@ -320,8 +320,9 @@ def test_segment_bad_input(tmp_path, image_file, args, word):
     assert not (tmp_path / "out.png").exists()
 
 
-def _run_killing(cmd, cwd, progress_dir, kill_after, env):
-    """Run ``cmd``; SIGKILL it (whole process group) once ``progress_dir`` holds ``kill_after`` files."""
+def _run_killing(cmd, cwd, progress_dir, kill_after, env, *, delay=None):
+    """Run ``cmd``; SIGKILL it (whole process group) once ``progress_dir`` holds ``kill_after`` files,
+    or, with ``delay``, that many seconds after the start (whatever it is doing then)."""
     import os
     import signal
     import subprocess
@@ -329,12 +330,16 @@ def _run_killing(cmd, cwd, progress_dir, kill_after, env):
 
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True, cwd=cwd)
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None and len(list(progress_dir.glob("*.json"))) < kill_after:
-        time.sleep(0.02)
-    if proc.poll() is None:
+    start = time.time()
+    deadline = start + (120 if delay is None else delay)
+    while time.time() < deadline and proc.poll() is None and (
+            delay is not None or len(list(progress_dir.glob("*.json"))) < kill_after):
+        time.sleep(0.01)
+    alive = proc.poll() is None
+    if alive:
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    return alive
 
 
 def _cli_env():
@@ -399,4 +404,54 @@ def test_score_killed_several_times_then_rerun_gives_the_same_files(tmp_path):
     _run(cmd + ["--out", str(killed)], tmp_path)
     for p in sorted(whole.glob("eval_*.txt")):
         assert p.read_bytes() == (killed / p.name).read_bytes(), p.name
+    assert not list(killed.rglob("*.tmp*"))
+
+
+def _timed_run(cmd, cwd) -> float:
+    import time
+
+    t = time.perf_counter()
+    _run(cmd, cwd)
+    return time.perf_counter() - t
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["bench", "score"])
+def test_killed_at_random_instants_then_rerun_gives_the_same_files(tmp_path, command):
+    """SIGKILL at four random instants (seeded, 10-80% of an uninterrupted run: from start-up to the writes,
+    so also in the middle of writing a file); the re-run's final files equal an uninterrupted run's."""
+    import sys
+
+    from segensemble.datasets import make_synthetic_dataset
+    from segensemble.io import read_ground_truth
+
+    if command == "bench":
+        cmd = [sys.executable, "-m", "segensemble.cli", "bench", "--synthetic", "--limit", "4"]
+        compare = ["summary.json", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"]
+    else:
+        root = make_synthetic_dataset(tmp_path / "ds", n_images=6, shape=(40, 60))
+        gt_dir = root / "data" / "groundTruth" / "test"
+        res = tmp_path / "res"
+        for p in sorted(gt_dir.glob("*.mat")):
+            write_labels(res / f"{p.stem}.png", read_ground_truth(p).segmentations[-1])
+        cmd = [sys.executable, "-m", "segensemble.cli", "score", str(res), "--gt", str(gt_dir), "--nthresh", "9"]
+        compare = ["eval_bdry.txt", "eval_bdry_img.txt", "eval_cover.txt", "eval_RI_VOI.txt"]
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    duration = _timed_run(cmd + ["--out", str(whole)], tmp_path)
+    rng = np.random.default_rng(20261122)
+    interrupted = [_run_killing(cmd + ["--out", str(killed)], tmp_path, killed, 0, _cli_env(), delay=float(d))
+                   for d in rng.uniform(0.1, 0.8, size=4) * duration]
+    assert sum(interrupted) >= 2, interrupted  # most kills land mid-run (a resumed run is shorter)
+    _run(cmd + ["--out", str(killed)], tmp_path)
+    for name in compare:
+        a, b = (whole / name).read_text(), (killed / name).read_text()
+        if name == "summary.json":  # equal but for timings and the output path
+            a, b = ({"table": d["table"], "n_images": d["n_images"], "region": d["hierarchy"]["region"],
+                     "boundary": d["hierarchy"]["boundary"]} for d in map(json.loads, (a, b)))
+        assert a == b, name
+    if command == "bench":
+        assert sorted(p.name for p in (killed / "per_image").iterdir()) == sorted(
+            p.name for p in (whole / "per_image").iterdir())
+        for p in sorted((whole / "fused").iterdir()):
+            assert p.read_bytes() == (killed / "fused" / p.name).read_bytes(), p.name
     assert not list(killed.rglob("*.tmp*"))
