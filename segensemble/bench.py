@@ -19,7 +19,10 @@ from segensemble._batch import load_finished, run_tasks, settings_key
 from segensemble._validation import check_int, check_n_segments
 from segensemble.errors import InputError
 
-__all__ = ["BenchConfig", "run_bench", "hierarchy_levels", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
+__all__ = [
+    "BenchConfig", "run_bench", "hierarchy_levels", "fused_confidence", "SCORE_KEYS", "HIERARCHY_THRESHOLDS",
+    "HIERARCHY_K",
+]
 
 SCORE_KEYS = ("covering", "pri", "voi", "f", "n_segments")
 #: Cut heights of the boundary-merge hierarchy written as the ``segs`` sweep.
@@ -93,6 +96,38 @@ def hierarchy_levels(estimator, ensemble, config: BenchConfig, image) -> list:
     return [postprocess(ensemble.to_image(c), image, **post) for c in cuts]
 
 
+def fused_confidence(estimator, ensemble, levels=None):
+    """The per-pixel confidence map written for the report, and its kind.
+
+    A soft method's largest fused membership (``'memberships'``, see
+    :func:`segensemble.confidence_map`); otherwise, with a hierarchy, the
+    share of its levels in which a pixel lies on a region boundary
+    (``'hierarchy'``: an ultrametric contour map sampled at the cuts, high
+    where the boundary survives coarse cuts); else ``(None, None)``.
+
+    Examples
+    --------
+    >>> fused_confidence(None, None, [np.array([[0, 0, 1]]), np.array([[0, 0, 0]])])[0].tolist()
+    [[0.0, 0.5, 0.5]]
+    """
+    if getattr(estimator, "memberships_", None) is not None:
+        from segensemble.pipeline import confidence_map
+
+        return confidence_map(estimator, ensemble, "max"), "memberships"
+    if not levels:
+        return None, None
+    acc = np.zeros(levels[0].shape)
+    for lab in levels:
+        edge = np.zeros(lab.shape, dtype=bool)
+        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
+        edge[:, 1:] |= dx
+        edge[:, :-1] |= dx
+        edge[1:, :] |= dy
+        edge[:-1, :] |= dy
+        acc += edge
+    return acc / len(levels), "hierarchy"
+
+
 def _evaluate(labels, gt) -> dict:
     from segensemble.evaluation.benchmark import MachineResult, evaluate_image
 
@@ -102,7 +137,7 @@ def _evaluate(labels, gt) -> dict:
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image; write its fused PNG, hierarchy .mat and JSON."""
     from segensemble.datasets import BSDS500
-    from segensemble.io import write_labels, write_segmentations
+    from segensemble.io import write_image, write_labels, write_segmentations
     from segensemble.pipeline import fuse, run_segmenters
     from segensemble.postprocess import postprocess
 
@@ -122,9 +157,13 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     )
     fused = postprocess(fused, image, **config.postprocess)
     out = Path(out_dir)
-    if config.hierarchy:
-        write_segmentations(out / "segs" / f"{image_id}.mat", hierarchy_levels(est, ens, config, image))
+    levels = hierarchy_levels(est, ens, config, image) if config.hierarchy else None
+    if levels:
+        write_segmentations(out / "segs" / f"{image_id}.mat", levels)
     write_segmentations(out / "members" / f"{image_id}.mat", [s.labels for s in segs])
+    conf, conf_kind = fused_confidence(est, ens, levels)
+    if conf is not None:
+        write_image(out / "confidence" / f"{image_id}.png", conf)
     result = {
         "id": image_id,
         "config": config.key(),
@@ -133,6 +172,7 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
         "n_segments": {"fused": int(fused.max()) + 1,
                        **{spec: int(len(np.unique(s.labels))) for spec, s in zip(config.segmenters, segs)}},
         "n_atoms": ens.n_objects,
+        "confidence": conf_kind,
         "seconds": time.perf_counter() - start,
     }
     write_labels(out / "fused" / f"{image_id}.png", fused)

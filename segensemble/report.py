@@ -157,7 +157,9 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         if conf.is_file():
             from segensemble.io import read_image
 
-            figs.append(("confidence", read_image(conf)))
+            kind = rec.get("confidence")
+            caption = "boundary confidence (hierarchy)" if kind == "hierarchy" else "confidence"
+            figs.append((caption, read_image(conf)))
         parts.append(f"<section class='image' id='img-{esc(image_id)}'><h3>{esc(image_id)}</h3><div class='strip'>")
         for caption, pic in figs:
             parts.append(f"<figure><img alt='{esc(caption)}' src='{_jpeg_data_uri(pic)}'>"

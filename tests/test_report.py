@@ -45,9 +45,9 @@ def test_report_structure(bench_out):
     p.feed(page)
     assert {"dataset-table", "hierarchy-table", "pr-curve"} <= p.ids
     n_members = len(BUILTIN["default"].segmenters)
-    assert len(p.imgs) == 2 * (n_members + 2)  # per image: input, every member, fused
+    assert len(p.imgs) == 2 * (n_members + 3)  # per image: input, every member, fused, confidence
     assert all(i["src"].startswith("data:image/jpeg;base64,") for i in p.imgs)
-    assert {"input", "fused", "slic:n_segments=200"} <= {i["alt"] for i in p.imgs}
+    assert {"input", "fused", "slic:n_segments=200", "boundary confidence (hierarchy)"} <= {i["alt"] for i in p.imgs}
     assert not any(f'{attr}="http' in page or f"{attr}='http" in page for attr in ("src", "href"))  # self-contained
 
 
@@ -70,3 +70,20 @@ def test_report_loads_in_headless_chromium(bench_out):
     assert {"dataset-table", "hierarchy-table", "pr-curve"} <= p.ids
     loaded = dom.split('data-images-loaded="')[1].split('"')[0]
     assert int(loaded) == len(p.imgs) > 0  # the browser decoded every embedded image
+
+
+def test_soft_method_confidence_reaches_the_report(tmp_path):
+    import numpy as np
+
+    from segensemble.io import read_image
+
+    result = CliRunner().invoke(app, ["bench", "--synthetic", "--out", str(tmp_path), "--limit", "1", "-m", "vote_sum",
+                                      "-s", "slic,felzenszwalb", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    conf = read_image(next((tmp_path / "confidence").glob("*.png")))
+    assert conf.min() >= 1 / 3 - 0.01 and conf.max() == 1.0  # largest of three memberships
+    assert CliRunner().invoke(app, ["report", str(tmp_path)]).exit_code == 0
+    p = _Collect()
+    p.feed((tmp_path / "report.html").read_text())
+    assert "confidence" in {i["alt"] for i in p.imgs}
+    assert not np.isnan(conf).any()
