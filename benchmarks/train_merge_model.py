@@ -19,7 +19,8 @@ Protocol (train and val only; the test split is never read):
 3. With ``--val N``, the first N val images are fused with the per-member
    model and cut at every ``--thresholds`` value (post-processed like the
    recipe); the table shows the members and every cut, so the threshold is
-   chosen on val.
+   chosen on val. ``--raw`` adds every cut without the post-processing
+   (connected relabelling, pieces under 200 pixels merged), to measure it.
 
 Usage::
 
@@ -115,7 +116,7 @@ def _round(x) -> float:
 
 
 def evaluate_val(args):
-    root, image_id, coefficients, member_weights, thresholds = args
+    root, image_id, coefficients, member_weights, thresholds, raw = args
     ds = BSDS500(root)
     ens, image = _ensemble(ds, "val", image_id)
     gt = ds.ground_truth("val", image_id)
@@ -123,30 +124,20 @@ def evaluate_val(args):
                         min_size=MIN_SIZE).fit(ens)
     out = [evaluate_image(MachineResult("segs", [ens.to_image(ens.labels[:, j])]), gt) for j in range(ens.n_members)]
     for t in thresholds:
-        lab = postprocess(ens.to_image(cut_hierarchy(ens.n_objects, est.merges_, est.heights_, threshold=t)), image,
-                          connected=True, min_size=MIN_SIZE)
-        out.append(evaluate_image(MachineResult("segs", [lab]), gt))
+        cut = ens.to_image(cut_hierarchy(ens.n_objects, est.merges_, est.heights_, threshold=t))
+        out.append(evaluate_image(MachineResult("segs", [postprocess(cut, image, connected=True,
+                                                                     min_size=MIN_SIZE)]), gt))
+        if raw:
+            out.append(evaluate_image(MachineResult("segs", [cut]), gt))
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bsds", default=os.environ.get("SEGENSEMBLE_BSDS_ROOT"),
-                    help="BSDS500 root (default: $SEGENSEMBLE_BSDS_ROOT)")
-    ap.add_argument("--train", type=int, default=200, help="train images used (first N)")
-    ap.add_argument("--val", type=int, default=0, help="val images for choosing the cut (first N)")
-    ap.add_argument("--thresholds", default="0.35,0.4,0.45,0.5")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", help="write the fitted coefficients as JSON here")
-    a = ap.parse_args(argv)
-    if not a.bsds:
-        ap.error("--bsds: give the BSDS500 root (or set SEGENSEMBLE_BSDS_ROOT)")
-    ds = BSDS500(a.bsds)
+def fit_models(ds, a):
+    """Record the train merges, fit both models, print (and with ``--out`` save) them."""
     t0 = time.perf_counter()
     with Pool(a.jobs) as pool:
         data = np.concatenate(pool.map(record_merges, [(a.bsds, i) for i in ds.ids("train")[: a.train]], chunksize=1))
-    m = len(SEGMENTERS)
-    nf = len(PAIR_FEATURES)
+    m, nf = len(SEGMENTERS), len(PAIR_FEATURES)
     X, per_member, y, w = data[:, :nf], data[:, nf:nf + m], data[:, -2], data[:, -1]
     coef, bias = fit_logistic(X, y, w)
     generic = {k: _round(c) for k, c in zip(PAIR_FEATURES, coef)} | {"bias": _round(bias)}
@@ -161,12 +152,34 @@ def main(argv=None):
     if a.out:
         with open(a.out, "w") as f:
             json.dump(result, f, indent=1)
+    return recipe, weights
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bsds", default=os.environ.get("SEGENSEMBLE_BSDS_ROOT"),
+                    help="BSDS500 root (default: $SEGENSEMBLE_BSDS_ROOT)")
+    ap.add_argument("--train", type=int, default=200,
+                    help="train images used (first N); 0: no fitting, evaluate the default recipe's coefficients")
+    ap.add_argument("--val", type=int, default=0, help="val images for choosing the cut (first N)")
+    ap.add_argument("--thresholds", default="0.35,0.4,0.45,0.5")
+    ap.add_argument("--raw", action="store_true", help="also score every cut without post-processing")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", help="write the fitted coefficients as JSON here")
+    a = ap.parse_args(argv)
+    if not a.bsds:
+        ap.error("--bsds: give the BSDS500 root (or set SEGENSEMBLE_BSDS_ROOT)")
+    ds = BSDS500(a.bsds)
+    if a.train == 0:  # evaluate the shipped recipe's model
+        recipe, weights = BUILTIN["default"].params["coefficients"], BUILTIN["default"].params["member_weights"]
+    else:
+        recipe, weights = fit_models(ds, a)
     if a.val:
         ths = [float(t) for t in a.thresholds.split(",")]
+        jobs = [(a.bsds, i, recipe, weights, ths, a.raw) for i in ds.ids("val")[: a.val]]
         with Pool(a.jobs) as pool:
-            res = pool.map(evaluate_val, [(a.bsds, i, recipe, weights, ths) for i in ds.ids("val")[: a.val]],
-                           chunksize=1)
-        names = SEGMENTERS + [f"merge learned t={t:g}" for t in ths]
+            res = pool.map(evaluate_val, jobs, chunksize=1)
+        names = SEGMENTERS + [n for t in ths for n in [f"merge learned t={t:g}"] + a.raw * ["  without post-processing"]]
         print(f"\nval, first {a.val} images (official aggregation)")
         print(f"{'':<32}{'covering':>9}{'PRI':>8}{'VOI':>8}{'F':>8}")
         for j, name in enumerate(names):
