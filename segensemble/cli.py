@@ -580,8 +580,9 @@ def bench(
     )
     table = Table(title=f"{summary['n_images']} images of {summary['dataset']} ({split}), recipe {config.recipe}",
                   title_justify="left")
-    for col in ("method", "covering ↑", "PRI ↑", "VOI ↓", "boundary F ↑", "regions"):
-        table.add_column(col, overflow="fold")
+    table.add_column("method", no_wrap=True)  # member specs stay on one line; the score columns are narrow
+    for col in ("covering ↑", "PRI ↑", "VOI ↓", "boundary F ↑", "regions"):
+        table.add_column(col, overflow="fold", justify="right")
     for name, s in summary["table"].items():
         table.add_row(name, f"{s['covering']:.4f}", f"{s['pri']:.4f}", f"{s['voi']:.4f}", f"{s['f']:.4f}",
                       f"{s['n_segments']:.1f}")
