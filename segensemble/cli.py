@@ -650,22 +650,34 @@ def datasets_fetch(
 
 @app.command()
 @_handle_errors
-def recipes():
-    """List the built-in recipes (ensemble, consensus method, parameters, post-processing).
+def recipes(
+    name: Annotated[
+        Optional[str],
+        typer.Argument(help="A built-in recipe or a recipe file: print it in full, as JSON (a valid recipe file)."),
+    ] = None,
+):
+    """List the built-in recipes, or print one in full.
 
     Examples:
       segensemble recipes
+      segensemble recipes default > mine.json     # edit, then: segensemble bench --recipe mine.json
       segensemble bench --recipe classic
     """
-    from segensemble.recipes import BUILTIN
+    import json
 
-    table = Table(title="built-in recipes", title_justify="left")
-    for col in ("name", "version", "segmenters", "method", "parameters", "post-processing"):
-        table.add_column(col)
+    from segensemble.recipes import BUILTIN, load_recipe
+
+    if name is not None:
+        typer.echo(json.dumps(load_recipe(name).validate().to_dict(), indent=2))
+        return
+    table = Table(title="built-in recipes ('segensemble recipes NAME' prints one in full)", title_justify="left")
+    table.add_column("name", no_wrap=True)
+    table.add_column("version")
+    table.add_column("method", no_wrap=True)
+    table.add_column("members")
+    table.add_column("description")
     for r in BUILTIN.values():
-        table.add_row(r.name, r.version, ", ".join(r.segmenters), f"{r.method} (k={r.n_segments})",
-                      ", ".join(f"{k}={v}" for k, v in r.params.items()),
-                      ", ".join(f"{k}={v}" for k, v in r.postprocess.items()))
+        table.add_row(r.name, r.version, r.method, str(len(r.segmenters)), r.description)
     out.print(table)
 
 

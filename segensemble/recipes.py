@@ -25,7 +25,10 @@ from pathlib import Path
 
 from segensemble.errors import InputError
 
-__all__ = ["Recipe", "BUILTIN", "load_recipe", "recipe_from_mapping"]
+__all__ = ["Recipe", "BUILTIN", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
+
+#: Method parameters fitted to a recipe's particular members (dropped when the segmenters are replaced).
+MEMBER_PARAMS = ("member_weights", "coefficients")
 
 _FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess")
 
@@ -51,8 +54,22 @@ class Recipe:
     description: str = ""
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
-        """A copy with the given fields replaced (``params`` are merged; a new method starts from none)."""
+        """A copy with the given fields replaced.
+
+        ``params`` are merged; a new method starts from none. New segmenters
+        drop the parameters fitted to the old members (:data:`MEMBER_PARAMS`),
+        so the method's defaults apply unless ``params`` gives them again.
+
+        Examples
+        --------
+        >>> r = BUILTIN["default"].with_overrides(segmenters=["slic", "felzenszwalb"])
+        >>> sorted(set(BUILTIN["default"].params) - set(r.params))
+        ['coefficients', 'member_weights']
+        """
         new_params = dict(self.params) if method is None or method == self.method else {}
+        if segmenters is not None and tuple(segmenters) != self.segmenters:
+            for name in MEMBER_PARAMS:
+                new_params.pop(name, None)
         new_params.update(params or {})
         return replace(
             self,

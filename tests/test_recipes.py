@@ -64,3 +64,33 @@ def test_postprocess_connected_and_small_regions():
     with pytest.raises(InputError, match="image"):
         postprocess(lab, None, min_size=3)
     assert postprocess(lab, connected=False).tolist() == lab.tolist()
+
+
+def test_new_segmenters_drop_the_parameters_fitted_to_the_old_members():
+    r = BUILTIN["default"]
+    other = r.with_overrides(segmenters=["slic", "felzenszwalb"])
+    assert "member_weights" not in other.params and "coefficients" not in other.params
+    assert other.params["criterion"] == "learned" and other.params["threshold"] == r.params["threshold"]
+    assert r.with_overrides(segmenters=list(r.segmenters)).params == r.params  # same members: kept
+    given = r.with_overrides(segmenters=["slic", "felzenszwalb"], params={"member_weights": [1, 2]})
+    assert given.params["member_weights"] == [1, 2]
+
+
+def test_printed_recipe_is_a_recipe_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+
+    result = CliRunner().invoke(app, ["recipes", "default"])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "mine.json").write_text(result.stdout)
+    assert load_recipe(tmp_path / "mine.json") == BUILTIN["default"]
+    # the nested coefficient table also reads from TOML
+    c = BUILTIN["default"].params["coefficients"]
+    (tmp_path / "m.toml").write_text('name = "m"\nsegmenters = ["slic", "felzenszwalb"]\nmethod = "merge"\n'
+                                     '[params]\ncriterion = "learned"\nmember_weights = [1.0, 2.0]\n'
+                                     '[params.coefficients]\n' + "".join(f"{k} = {v}\n" for k, v in c.items()))
+    assert load_recipe(tmp_path / "m.toml").validate().params["coefficients"] == c
+    listing = CliRunner().invoke(app, ["recipes"])
+    assert listing.exit_code == 0 and "default" in listing.stdout and "classic" in listing.stdout
+    assert CliRunner().invoke(app, ["recipes", "nope"]).exit_code == 2
