@@ -13,11 +13,13 @@ from an archive that fails any check reaches the destination.
 from __future__ import annotations
 
 import hashlib
+import lzma
 import shutil
 import tarfile
 import tempfile
 import urllib.request
 import zipfile
+import zlib
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
@@ -101,7 +103,12 @@ def _check_member_name(name: str, archive: str) -> PurePosixPath:
     return path
 
 
-def safe_extract(archive, dest) -> None:
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def safe_extract(archive, dest, *, name: str | None = None) -> None:
     """Extract a .tar(.gz/.bz2/.xz) or .zip archive, refusing anything that could escape ``dest``.
 
     Refused: absolute paths, ``..`` components, symbolic or hard links,
@@ -121,24 +128,28 @@ def safe_extract(archive, dest) -> None:
     segensemble.errors.InputError: ...a.tar: refused: member '../evil' escapes the destination ('..')
     """
     archive, dest = Path(archive), Path(dest)
+    label = str(archive) if name is None else name
     dest.mkdir(parents=True, exist_ok=True)
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            entries = []
-            for info in zf.infolist():
-                mode = (info.external_attr >> 16) & 0o170000
-                plain = not mode or mode in (0o100000, 0o040000)  # only regular files and folders
-                entries.append((info.filename, plain, info.is_dir(), lambda info=info: zf.open(info)))
-            _write_members(entries, dest, str(archive))
-        return
     try:
-        tf = tarfile.open(archive)
-    except (tarfile.TarError, OSError) as exc:
-        raise InputError(f"{archive}: not a readable tar or zip archive ({exc})") from exc
-    with tf:
-        entries = [(m.name, m.isfile() or m.isdir(), m.isdir(), lambda m=m: tf.extractfile(m))
-                   for m in tf.getmembers()]
-        _write_members(entries, dest, str(archive))
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zf:
+                entries = []
+                for info in zf.infolist():
+                    mode = (info.external_attr >> 16) & 0o170000
+                    plain = not mode or mode in (0o100000, 0o040000)  # only regular files and folders
+                    entries.append((info.filename, plain, info.is_dir(), lambda info=info: zf.open(info)))
+                _write_members(entries, dest, label)
+            return
+        try:
+            tf = tarfile.open(archive)
+        except (tarfile.TarError, OSError) as exc:
+            raise InputError(f"{label}: not a readable tar or zip archive ({_first_line(exc)})") from exc
+        with tf:
+            entries = [(m.name, m.isfile() or m.isdir(), m.isdir(), lambda m=m: tf.extractfile(m))
+                       for m in tf.getmembers()]
+            _write_members(entries, dest, label)
+    except (EOFError, zlib.error, lzma.LZMAError, tarfile.TarError, zipfile.BadZipFile) as exc:
+        raise InputError(f"{label}: corrupt or truncated archive ({_first_line(exc)})") from exc
 
 
 def _write_members(entries, dest: Path, archive: str) -> None:
@@ -225,7 +236,7 @@ def fetch_bsds500(dest, *, url: str = DEFAULT_URL, sha256: str | None = None, ma
         if sha256 is not None and _sha256(archive) != sha256.lower():
             raise InputError(f"--sha256: the archive from {url} has SHA-256 {_sha256(archive)}, expected {sha256}")
         staging = tmp / "staging"
-        safe_extract(archive, staging)
+        safe_extract(archive, staging, name=url)
         data = _find_data_dir(staging, manifest)
         if data is None:
             raise InputError(f"{url}: the archive holds no BSDS500 data tree ({next(iter(manifest))} not found)")

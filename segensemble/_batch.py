@@ -51,7 +51,7 @@ def load_finished(out: Path, ids, key: str, required=()) -> dict:
             record = json.loads(p.read_text())
         except (OSError, ValueError):
             continue
-        if record.get("config") == key:
+        if isinstance(record, dict) and record.get("config") == key:
             done[image_id] = record
     return done
 

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from segensemble._atomic import atomic_write_text
-from segensemble.errors import InputError
+from segensemble.errors import FileFormatError, InputError
 
 __all__ = ["write_report", "draw_boundaries"]
 
@@ -71,6 +71,18 @@ def _pr_svg(curve: dict, size: int = 320) -> str:
             f'transform="rotate(-90 12 {size / 2})">precision</text></svg>')
 
 
+def _read_json(path: Path, keys) -> dict:
+    """A JSON object written by ``bench`` with the given keys, or an error naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise FileFormatError(f"{path}: not a readable bench record ({type(exc).__name__}: {exc})") from exc
+    missing = [k for k in keys if not isinstance(data, dict) or k not in data]
+    if missing:
+        raise FileFormatError(f"{path}: not a bench record (missing {', '.join(missing)})")
+    return data
+
+
 def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
     """Write ``report.html`` for a ``segensemble bench`` output folder.
 
@@ -104,7 +116,7 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
     summary_path = out / "summary.json"
     if not summary_path.is_file():
         raise InputError(f"OUT_DIR: {out} has no summary.json (run 'segensemble bench --out {out}' first)")
-    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary = _read_json(summary_path, ("dataset", "split", "n_images"))
     ds = BSDS500(summary["dataset"])
     split = summary["split"]
     ids = sorted(p.stem for p in (out / "per_image").glob("*.json"))
@@ -138,13 +150,13 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
                      f"<td>{r['voi']['ods']:.4f}</td><td>{b['ods']['f']:.4f}</td></tr>")
         parts.append(f"<tr><td>OIS</td><td>{r['covering']['ois']:.4f}</td><td>{r['pri']['ois']:.4f}</td>"
                      f"<td>{r['voi']['ois']:.4f}</td><td>{b['ois']['f']:.4f}</td></tr></table>")
-        curve = json.loads((out / "eval_hierarchy" / "summary.json").read_text()).get("pr_curve") \
+        curve = _read_json(out / "eval_hierarchy" / "summary.json", ()).get("pr_curve") \
             if (out / "eval_hierarchy" / "summary.json").is_file() else None
         if curve:
             parts.append("<h2>Precision / recall of the hierarchy's boundaries</h2>" + _pr_svg(curve))
     parts.append("<h2>Images</h2>")
     for image_id in ids:
-        rec = json.loads((out / "per_image" / f"{image_id}.json").read_text(encoding="utf-8"))
+        rec = _read_json(out / "per_image" / f"{image_id}.json", ("fused", "members"))
         image = ds.image(split, image_id)
         fused = read_labels(out / "fused" / f"{image_id}.png")
         figs = [("input", image)]
@@ -167,7 +179,11 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         parts.append("</div><table class='scores'><tr><th>method</th><th>covering</th><th>PRI</th><th>VOI</th>"
                      "<th>F</th></tr>")
         for name in members + ["fused"]:
-            s = ImageEvaluation.from_dict(rec["fused"] if name == "fused" else rec["members"][name]).scores()
+            try:
+                s = ImageEvaluation.from_dict(rec["fused"] if name == "fused" else rec["members"][name]).scores()
+            except (KeyError, TypeError, ValueError, IndexError) as exc:
+                raise FileFormatError(f"{out / 'per_image' / (image_id + '.json')}: no readable scores for {name!r} "
+                                      f"({type(exc).__name__}: {exc})") from exc
             parts.append(f"<tr><td>{esc(name)}</td><td>{s['covering']:.3f}</td><td>{s['pri']:.3f}</td>"
                          f"<td>{s['voi']:.3f}</td><td>{s['f']:.3f}</td></tr>")
         parts.append("</table></section>")

@@ -175,3 +175,84 @@ def test_images_above_the_pixel_limit_are_refused_up_front_or_downscaled(tmp_pat
     result = runner.invoke(app, ["segment", str(img), "-o", str(out), "--max-pixels", "1000", "--downscale",
                                  "-m", "slic"])
     assert result.exit_code == 0 and read_labels(out).shape == (40, 60)
+
+
+@pytest.fixture(scope="module")
+def bench_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    result = runner.invoke(app, ["bench", "--synthetic", "--limit", "2", "--out", str(out), "--no-hierarchy"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _first(folder):
+    return sorted(folder.iterdir())[0]
+
+
+REPORT_DAMAGE = {
+    "summary-garbage": lambda d: ((d / "summary.json").write_text("{garbage"), d / "summary.json")[1],
+    "summary-not-an-object": lambda d: ((d / "summary.json").write_text("[1, 2]"), d / "summary.json")[1],
+    "record-truncated": lambda d: (lambda p: (p.write_text(p.read_text()[:50]), p)[1])(_first(d / "per_image")),
+    "record-without-scores": lambda d: (lambda p: (p.write_text('{"fused": 1, "members": {}}'), p)[1])(
+        _first(d / "per_image")),
+    "fused-png-corrupt": lambda d: (lambda p: (p.write_bytes(b"nope"), p)[1])(_first(d / "fused")),
+    "members-mat-corrupt": lambda d: (lambda p: (p.write_bytes(b"MATLAB 5.0" + bytes(50)), p)[1])(
+        _first(d / "members")),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(REPORT_DAMAGE))
+def test_report_on_a_damaged_bench_folder(tmp_path, bench_dir, damage):
+    import shutil
+
+    d = tmp_path / "b"
+    shutil.copytree(bench_dir, d)
+    broken = REPORT_DAMAGE[damage](d)
+    _expect_bad(["report", d], broken.name, [d / "report.html"])
+
+
+def test_bench_resume_recomputes_a_record_that_is_not_an_object(tmp_path, bench_dir):
+    import json
+    import shutil
+
+    d = tmp_path / "b"
+    shutil.copytree(bench_dir, d)
+    p = _first(d / "per_image")
+    p.write_text("[1, 2]")
+    result = runner.invoke(app, ["bench", "--synthetic", "--limit", "2", "--out", str(d), "--no-hierarchy"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(p.read_text())["id"] == p.stem
+
+
+def _archives(tmp_path):
+    import io
+    import tarfile
+    import zipfile
+
+    member = "BSR/BSDS500/data/images/test/1.jpg"
+    payload = _jpg_bytes() * 50
+    tar = io.BytesIO()
+    with tarfile.open(fileobj=tar, mode="w:gz") as t:
+        info = tarfile.TarInfo(member)
+        info.size = len(payload)
+        t.addfile(info, io.BytesIO(payload))
+    zbuf = io.BytesIO()
+    with zipfile.ZipFile(zbuf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(member, payload)
+    crc = bytearray(zbuf.getvalue())
+    crc[len(member) + 40] ^= 0xFF  # a byte of the compressed data: CRC / inflate error on reading
+    return {
+        "garbage.tar.gz": b"garbage",
+        "random.zip": np.random.default_rng(0).bytes(3000),
+        "truncated.tgz": tar.getvalue()[: len(tar.getvalue()) // 2],
+        "damaged.zip": bytes(crc),
+    }
+
+
+@pytest.mark.parametrize("name", ["garbage.tar.gz", "random.zip", "truncated.tgz", "damaged.zip"])
+def test_fetch_refuses_corrupt_local_archives(tmp_path, name):
+    src = tmp_path / name
+    src.write_bytes(_archives(tmp_path)[name])
+    dest = tmp_path / "dest"
+    _expect_bad(["datasets", "fetch", "bsds500", "--dest", dest, "--url", src.as_uri()], src.as_uri(), [])
+    assert not dest.exists() or not list(dest.iterdir())  # no data, no staging folder left
