@@ -48,12 +48,16 @@ class BenchConfig:
     postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
     hierarchy: bool = True
     recipe: str = ""
+    max_pixels: int = 3_000_000
+    downscale: bool = False
 
     @classmethod
-    def from_recipe(cls, recipe, *, seed: int = 0, hierarchy: bool = True) -> BenchConfig:
+    def from_recipe(cls, recipe, *, seed: int = 0, hierarchy: bool = True, max_pixels: int = 3_000_000,
+                    downscale: bool = False) -> BenchConfig:
         return cls(segmenters=list(recipe.segmenters), method=recipe.method, n_segments=recipe.n_segments,
                    seed=seed, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
-                   hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}")
+                   hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}", max_pixels=max_pixels,
+                   downscale=downscale)
 
     def key(self) -> str:
         return settings_key(self)
@@ -136,9 +140,11 @@ def _evaluate(labels, gt) -> dict:
 
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image; write its fused PNG, hierarchy .mat and JSON."""
+    import cv2
+
     from segensemble.datasets import BSDS500
     from segensemble.io import write_image, write_labels, write_segmentations
-    from segensemble.pipeline import fuse, run_segmenters
+    from segensemble.pipeline import fuse, limit_image_size, run_segmenters, upscale_labels
     from segensemble.postprocess import postprocess
 
     start = time.perf_counter()
@@ -150,29 +156,38 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
             f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.segmentations[0].shape} "
             f"does not match the image {image.shape[:2]}"
         )
-    segs = run_segmenters(image, config.segmenters, rng=_image_seed(config.seed, image_id))
+    work, original = limit_image_size(image, config.max_pixels, downscale=config.downscale,
+                                      name=str(ds.image_path(split, image_id)))
+    segs = run_segmenters(work, config.segmenters, rng=_image_seed(config.seed, image_id))
     fused, est, ens = fuse(
-        segs, config.method, config.n_segments, image=image, random_state=config.seed,
+        segs, config.method, config.n_segments, image=work, random_state=config.seed,
         return_estimator=True, **config.params,
     )
-    fused = postprocess(fused, image, **config.postprocess)
+    fused = postprocess(fused, work, **config.postprocess)
+    levels = hierarchy_levels(est, ens, config, work) if config.hierarchy else None
+    conf, conf_kind = fused_confidence(est, ens, levels)
+    member_labels = [s.labels for s in segs]
+    if original is not None:  # scored and written at the ground truth's size
+        fused = upscale_labels(fused, original)
+        levels = None if levels is None else [upscale_labels(lab, original) for lab in levels]
+        member_labels = [upscale_labels(lab, original) for lab in member_labels]
+        conf = None if conf is None else cv2.resize(conf, original[::-1], interpolation=cv2.INTER_LINEAR)
     out = Path(out_dir)
-    levels = hierarchy_levels(est, ens, config, image) if config.hierarchy else None
     if levels:
         write_segmentations(out / "segs" / f"{image_id}.mat", levels)
-    write_segmentations(out / "members" / f"{image_id}.mat", [s.labels for s in segs])
-    conf, conf_kind = fused_confidence(est, ens, levels)
+    write_segmentations(out / "members" / f"{image_id}.mat", member_labels)
     if conf is not None:
         write_image(out / "confidence" / f"{image_id}.png", conf)
     result = {
         "id": image_id,
         "config": config.key(),
-        "members": {spec: _evaluate(s.labels, gt) for spec, s in zip(config.segmenters, segs)},
+        "members": {spec: _evaluate(lab, gt) for spec, lab in zip(config.segmenters, member_labels)},
         "fused": _evaluate(fused, gt),
         "n_segments": {"fused": int(fused.max()) + 1,
-                       **{spec: int(len(np.unique(s.labels))) for spec, s in zip(config.segmenters, segs)}},
+                       **{spec: int(len(np.unique(lab))) for spec, lab in zip(config.segmenters, member_labels)}},
         "n_atoms": ens.n_objects,
         "confidence": conf_kind,
+        "downscaled_from": None if original is None else list(original),
         "seconds": time.perf_counter() - start,
     }
     write_labels(out / "fused" / f"{image_id}.png", fused)
@@ -313,6 +328,7 @@ def run_bench(
         "table": _summarise(results, config) if results else {},
         "seconds_per_image": {"median": float(np.median([r["seconds"] for r in results])) if results else None},
         "failures": failures,
+        "downscaled": sum(1 for r in results if r.get("downscaled_from")),
     }
     if results:
         atomic_write_text(out / "per_image.csv", _per_image_csv(results, config))

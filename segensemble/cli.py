@@ -542,6 +542,8 @@ def bench(
         Optional[str],
         typer.Option("--scheduler", help="Run on a Dask distributed cluster (tcp://HOST:PORT); workers need the same paths."),
     ] = None,
+    max_pixels: MaxPixels = 3_000_000,
+    downscale: Downscale = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
     seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
@@ -570,7 +572,8 @@ def bench(
         n_segments=None if n_segments is None else segensemble._validation.check_n_segments(n_segments, "--n-segments"),
         params=_params(param),
     ).validate()
-    config = BenchConfig.from_recipe(chosen, seed=seed, hierarchy=hierarchy)
+    config = BenchConfig.from_recipe(chosen, seed=seed, hierarchy=hierarchy, max_pixels=max_pixels,
+                                     downscale=downscale)
     summary = _with_progress(
         "bench",
         lambda cb: run_bench(
@@ -595,6 +598,9 @@ def bench(
                   f"VOI {r['voi']['ods']:.4f} / {r['voi']['ois']:.4f}, boundary F {b['ods']['f']:.4f} / "
                   f"{b['ois']['f']:.4f}", markup=False)
     out.print(f"results: {out_dir / 'summary.json'}", markup=False)
+    if summary.get("downscaled"):
+        err.print(f"{summary['downscaled']} image(s) above --max-pixels {max_pixels} were segmented downscaled "
+                  "(results upscaled back to score)", markup=False)
     if summary["failures"]:
         for image_id, msg in summary["failures"].items():
             err.print(f"failed: {image_id}: {msg}", markup=False)

@@ -287,7 +287,7 @@ def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = F
         return img, None
     if not downscale:
         raise InputError(
-            f"{name}: {w}x{h} = {h * w / 1e6:.1f} megapixels is above the limit of {max_pixels / 1e6:.1f} "
+            f"{name}: {w}x{h} = {h * w:,} pixels is above the limit of {max_pixels:,} "
             f"(about 1 GB of memory per megapixel); downscale it, or use --downscale / --max-pixels"
         )
     f = (max_pixels / (h * w)) ** 0.5

@@ -256,3 +256,24 @@ def test_fetch_refuses_corrupt_local_archives(tmp_path, name):
     dest = tmp_path / "dest"
     _expect_bad(["datasets", "fetch", "bsds500", "--dest", dest, "--url", src.as_uri()], src.as_uri(), [])
     assert not dest.exists() or not list(dest.iterdir())  # no data, no staging folder left
+
+
+def test_bench_applies_the_pixel_limit_per_image(tmp_path):
+    import json
+
+    from segensemble.io import read_labels, read_segmentations
+
+    refused = runner.invoke(app, ["bench", "--synthetic", "--limit", "1", "--out", str(tmp_path / "a"),
+                                  "--max-pixels", "1000"])
+    assert refused.exit_code == 1 and "above the limit of 1,000" in refused.stderr  # a failed image, named
+    assert not (tmp_path / "a" / "fused").exists()
+    d = tmp_path / "b"
+    ok = runner.invoke(app, ["bench", "--synthetic", "--limit", "1", "--out", str(d), "--max-pixels", "1000",
+                             "--downscale"])
+    assert ok.exit_code == 0, ok.output
+    assert "1 image(s) above --max-pixels 1000 were segmented downscaled" in ok.stderr
+    rec = json.loads(next((d / "per_image").iterdir()).read_text())
+    shape = tuple(rec["downscaled_from"])
+    assert read_labels(next((d / "fused").iterdir())).shape == shape  # scored at the ground truth's size
+    assert all(s.shape == shape for s in read_segmentations(next((d / "segs").iterdir())))
+    assert all(s.shape == shape for s in read_segmentations(next((d / "members").iterdir())))
