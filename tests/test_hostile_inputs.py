@@ -277,3 +277,21 @@ def test_bench_applies_the_pixel_limit_per_image(tmp_path):
     assert read_labels(next((d / "fused").iterdir())).shape == shape  # scored at the ground truth's size
     assert all(s.shape == shape for s in read_segmentations(next((d / "segs").iterdir())))
     assert all(s.shape == shape for s in read_segmentations(next((d / "members").iterdir())))
+
+
+@pytest.mark.parametrize("name, content", [
+    ("bad.toml", b"name = [unclosed"),
+    ("bad.json", b"\xff\xfe\x00garbage"),
+    ("list.json", b"[1, 2]"),
+    ("bad.yaml", b"name: [unclosed"),
+])
+def test_corrupt_recipe_files_in_every_command_that_reads_one(tmp_path, name, content):
+    if name.endswith(".yaml"):
+        pytest.importorskip("yaml")
+    recipe = tmp_path / name
+    recipe.write_bytes(content)
+    out = tmp_path / "out"
+    _expect_bad(["recipes", recipe], name, [])
+    _expect_bad(["bench", "--synthetic", "--recipe", recipe, "--out", out], name, [out])
+    img = write_image(tmp_path / "i.png", np.random.default_rng(0).random((20, 30, 3)))
+    _expect_bad(["fuse", img, "--recipe", recipe, "-o", tmp_path / "f.png"], name, [tmp_path / "f.png"])
