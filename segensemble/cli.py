@@ -91,6 +91,14 @@ def _with_progress(label: str, run):
         return run(lambda done, total: progress.update(task, completed=done, total=total))
 
 
+def _exit_on_failures(failures: dict) -> None:
+    """Name every image a batch could not process on stderr and exit 1 (the others' results are kept)."""
+    if failures:
+        for image_id, msg in failures.items():
+            err.print(f"failed: {image_id}: {msg}", markup=False)
+        raise typer.Exit(1)
+
+
 #: Options shared by the commands that read one image.
 MaxPixels = Annotated[
     int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
@@ -487,10 +495,7 @@ def score(
 
         c = summary["pr_curve"]
         plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
-    if summary["failures"]:
-        for image_id, msg in summary["failures"].items():
-            err.print(f"failed: {image_id}: {msg}", markup=False)
-        raise typer.Exit(1)
+    _exit_on_failures(summary["failures"])
 
 
 @app.command()
@@ -601,10 +606,7 @@ def bench(
     if summary.get("downscaled"):
         err.print(f"{summary['downscaled']} image(s) above --max-pixels {max_pixels} were segmented downscaled "
                   "(results upscaled back to score)", markup=False)
-    if summary["failures"]:
-        for image_id, msg in summary["failures"].items():
-            err.print(f"failed: {image_id}: {msg}", markup=False)
-        raise typer.Exit(1)
+    _exit_on_failures(summary["failures"])
 
 
 @app.command()

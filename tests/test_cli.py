@@ -385,7 +385,8 @@ def test_bench_killed_several_times_then_rerun_gives_the_same_results(tmp_path):
     assert not list(killed.rglob("*.tmp*"))  # no half-written file left behind
 
 
-def test_score_killed_several_times_then_rerun_gives_the_same_files(tmp_path):
+def _score_command(tmp_path) -> list:
+    """A 'segensemble score' command over six synthetic images (results: one annotator's labels)."""
     import sys
 
     from segensemble.datasets import make_synthetic_dataset
@@ -396,7 +397,11 @@ def test_score_killed_several_times_then_rerun_gives_the_same_files(tmp_path):
     res = tmp_path / "res"
     for p in sorted(gt_dir.glob("*.mat")):
         write_labels(res / f"{p.stem}.png", read_ground_truth(p).segmentations[-1])
-    cmd = [sys.executable, "-m", "segensemble.cli", "score", str(res), "--gt", str(gt_dir), "--nthresh", "9"]
+    return [sys.executable, "-m", "segensemble.cli", "score", str(res), "--gt", str(gt_dir), "--nthresh", "9"]
+
+
+def test_score_killed_several_times_then_rerun_gives_the_same_files(tmp_path):
+    cmd = _score_command(tmp_path)
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     _run(cmd + ["--out", str(whole)], tmp_path)
     for after in (1, 3, 5):
@@ -422,19 +427,11 @@ def test_killed_at_random_instants_then_rerun_gives_the_same_files(tmp_path, com
     so also in the middle of writing a file); the re-run's final files equal an uninterrupted run's."""
     import sys
 
-    from segensemble.datasets import make_synthetic_dataset
-    from segensemble.io import read_ground_truth
-
     if command == "bench":
         cmd = [sys.executable, "-m", "segensemble.cli", "bench", "--synthetic", "--limit", "4"]
         compare = ["summary.json", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"]
     else:
-        root = make_synthetic_dataset(tmp_path / "ds", n_images=6, shape=(40, 60))
-        gt_dir = root / "data" / "groundTruth" / "test"
-        res = tmp_path / "res"
-        for p in sorted(gt_dir.glob("*.mat")):
-            write_labels(res / f"{p.stem}.png", read_ground_truth(p).segmentations[-1])
-        cmd = [sys.executable, "-m", "segensemble.cli", "score", str(res), "--gt", str(gt_dir), "--nthresh", "9"]
+        cmd = _score_command(tmp_path)
         compare = ["eval_bdry.txt", "eval_bdry_img.txt", "eval_cover.txt", "eval_RI_VOI.txt"]
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     duration = _timed_run(cmd + ["--out", str(whole)], tmp_path)
