@@ -53,7 +53,7 @@ LEARNED_COEFFICIENTS = {
 _COLOUR_SCALE, _TEXTURE_SCALE, _CAP = 50.0, 2.5, 2.0
 
 
-def atom_adjacency(index, labels, gradient=None):
+def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
     """Adjacent atom pairs with their border length, member vote and mean gradient.
 
     Parameters
@@ -65,6 +65,8 @@ def atom_adjacency(index, labels, gradient=None):
     gradient : (H, W) array, optional
         Boundary-strength image; averaged over the two pixels of every
         4-adjacent pixel pair on the border.
+    member_weights : (m,) array, optional
+        Weights of the members in the vote, summing to 1 (equal by default).
 
     Returns
     -------
@@ -72,7 +74,7 @@ def atom_adjacency(index, labels, gradient=None):
     length : (E,) float array
         Number of 4-adjacent pixel pairs across the border.
     vote : (E,) float array
-        Share of members that separate the two atoms.
+        (Weighted) share of members that separate the two atoms.
     grad : (E,) float array or None
 
     Examples
@@ -87,7 +89,9 @@ def atom_adjacency(index, labels, gradient=None):
 
     pairs, counts, d, inverse = adjacent_pairs(index, return_inverse=True)
     length = counts.astype(np.float64)
-    vote = np.mean(labels[pairs[:, 0]] != labels[pairs[:, 1]], axis=1)
+    m = labels.shape[1]
+    w = np.full(m, 1.0 / m) if member_weights is None else np.asarray(member_weights, dtype=np.float64)
+    vote = (labels[pairs[:, 0]] != labels[pairs[:, 1]]) @ w
     grad = None
     if gradient is not None:
         g = np.asarray(gradient, dtype=np.float64)
@@ -251,11 +255,10 @@ def region_merger(ensemble, gradient, *, vote_weights=None, per_member: bool = F
     >>> m.n_regions, m.border_mean(0, 1).tolist(), m.border_mean(1, 2).tolist()
     (3, [0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 1.0, 0.0])
     """
-    m = ensemble.n_members
-    w = np.full(m, 1.0 / m) if vote_weights is None else np.asarray(vote_weights, dtype=np.float64)
-    pairs, length, _, g = atom_adjacency(ensemble.index, ensemble.labels, gradient)
-    sep = ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]
-    border = [sep @ w, g] + ([sep.astype(np.float64)] if per_member else [])
+    pairs, length, vote, g = atom_adjacency(ensemble.index, ensemble.labels, gradient, member_weights=vote_weights)
+    border = [vote, g]
+    if per_member:
+        border.append((ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]).astype(np.float64))
     return RegionMerger(ensemble.n_objects, pairs, length, np.column_stack(border), sizes=ensemble.weights,
                         region_sums=_image_statistics(ensemble, ensemble.image))
 
@@ -386,8 +389,7 @@ class BoundaryMerge(ConsensusClusterer):
 
             grad = boundary_strength(ensemble.image)
         if grad is None:
-            need = "criterion='learned'" if self.criterion == "learned" else "gradient_weight > 0"
-            raise InputError(f"gradient: {need} needs the image (Ensemble.from_segmentations(segs, image)) "
+            raise InputError("gradient: gradient_weight > 0 needs the image (Ensemble.from_segmentations(segs, image)) "
                              "or fit(..., gradient=...)")
         return grad
 
@@ -410,15 +412,13 @@ class BoundaryMerge(ConsensusClusterer):
                                              min_size=self.min_size, size_penalty=self.size_penalty))
         if self.criterion == "learned":
             coefficients = _check_coefficients(self.coefficients)
-            grad = self._image_gradient(ensemble)
             if ensemble.image is None:
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
-            merger = region_merger(ensemble, grad, vote_weights=weights)
+            merger = region_merger(ensemble, self._image_gradient(ensemble), vote_weights=weights)
             return self._cut(n, merger.run(lambda m, a, b: boundary_probability(pair_features(m, a, b), coefficients),
                                         min_size=self.min_size))
         grad = self._image_gradient(ensemble) if self.gradient_weight > 0 else None
-        pairs, length, _, g = atom_adjacency(ensemble.index, ensemble.labels, grad)
-        strength = (ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]) @ weights
+        pairs, length, strength, g = atom_adjacency(ensemble.index, ensemble.labels, grad, member_weights=weights)
         if g is not None:
             strength = (1 - self.gradient_weight) * strength + self.gradient_weight * g
         return self._cut(n, merge_hierarchy(n, pairs, length, strength, sizes=ensemble.weights, min_size=self.min_size,
