@@ -23,7 +23,7 @@ import zlib
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from segensemble.errors import InputError
+from segensemble.errors import InputError, describe
 
 __all__ = ["fetch_bsds500", "build_manifest", "read_manifest", "verify_tree", "safe_extract", "DEFAULT_URL"]
 
@@ -103,11 +103,6 @@ def _check_member_name(name: str, archive: str) -> PurePosixPath:
     return path
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
 def safe_extract(archive, dest, *, name: str | None = None) -> None:
     """Extract a .tar(.gz/.bz2/.xz) or .zip archive, refusing anything that could escape ``dest``.
 
@@ -143,13 +138,13 @@ def safe_extract(archive, dest, *, name: str | None = None) -> None:
         try:
             tf = tarfile.open(archive)
         except (tarfile.TarError, OSError) as exc:
-            raise InputError(f"{label}: not a readable tar or zip archive ({_first_line(exc)})") from exc
+            raise InputError(f"{label}: not a readable tar or zip archive ({describe(exc)})") from exc
         with tf:
             entries = [(m.name, m.isfile() or m.isdir(), m.isdir(), lambda m=m: tf.extractfile(m))
                        for m in tf.getmembers()]
             _write_members(entries, dest, label)
     except (EOFError, zlib.error, lzma.LZMAError, tarfile.TarError, zipfile.BadZipFile) as exc:
-        raise InputError(f"{label}: corrupt or truncated archive ({_first_line(exc)})") from exc
+        raise InputError(f"{label}: corrupt or truncated archive ({describe(exc)})") from exc
 
 
 def _write_members(entries, dest: Path, archive: str) -> None:

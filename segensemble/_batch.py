@@ -12,7 +12,7 @@ from multiprocessing import get_context
 import json
 from pathlib import Path
 
-from segensemble.errors import InputError
+from segensemble.errors import InputError, describe, first_line
 
 __all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash"]
 
@@ -64,8 +64,7 @@ def settings_hash(args) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
-    return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
+    return first_line(exc) if isinstance(exc, InputError) else describe(exc)
 
 
 def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None,

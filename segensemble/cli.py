@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 import segensemble
-from segensemble.errors import InputError
+from segensemble.errors import InputError, describe, first_line
 
 app = typer.Typer(
     name="segensemble",
@@ -49,14 +49,14 @@ def _handle_errors(fn):
         except (InputError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             if _state["debug"]:
                 raise
-            _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 2)
+            _fail(first_line(exc) or type(exc).__name__, 2)
         except KeyboardInterrupt:
             err.print("interrupted")
             raise typer.Exit(130)
         except Exception as exc:  # runtime failure
             if _state["debug"]:
                 raise
-            _fail(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} (use --debug for details)", 1)
+            _fail(f"{describe(exc)} (use --debug for details)", 1)
 
     return wrapper
 

@@ -8,7 +8,7 @@ working, and the command-line interface maps it to exit code 2.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "FileFormatError"]
+__all__ = ["InputError", "FileFormatError", "first_line", "describe"]
 
 
 class InputError(ValueError):
@@ -24,3 +24,27 @@ class FileFormatError(InputError):
 
     The message names the file.
     """
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message ('' when it has none).
+
+    Examples
+    --------
+    >>> first_line(ValueError("bad value\\nmore detail")), first_line(EOFError())
+    ('bad value', '')
+    """
+    text = str(exc)
+    return text.splitlines()[0] if text else ""
+
+
+def describe(exc: BaseException) -> str:
+    """``'Type: first line of the message'``, or just the type when the message is empty.
+
+    Examples
+    --------
+    >>> describe(OSError("disk full\\ntry again")), describe(EOFError())
+    ('OSError: disk full', 'EOFError')
+    """
+    line = first_line(exc)
+    return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
