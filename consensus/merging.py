@@ -187,7 +187,7 @@ def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:
     [1.0, 0.5, 0.0, 0.0, 0.75, 0.333]
     """
     su, sv = merger.size[u], merger.size[v]
-    d = merger.sums[u] / su - merger.sums[v] / sv
+    d = merger.region_mean(u) - merger.region_mean(v)
     return np.array([
         *merger.border_mean(u, v)[:2],
         min(np.sqrt(d[:3] @ d[:3]) / _COLOUR_SCALE, _CAP),
