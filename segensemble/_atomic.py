@@ -6,7 +6,10 @@ An interrupted run therefore never leaves a half-written output file.
 from __future__ import annotations
 
 import os
+import re
+import socket
 import tempfile
+import time
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_text", "remove_stale_temporaries"]
@@ -16,7 +19,7 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file in the same folder + rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -40,23 +43,64 @@ def atomic_write_text(path, text: str) -> Path:
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def remove_stale_temporaries(folder) -> int:
-    """Delete the temporary files a killed run left under ``folder`` (``.<name>.*.tmp``); return how many.
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
 
-    Only a process killed outright (SIGKILL, power loss) leaves them; call
-    this when a batch starts, before any writer of the same folder runs.
+
+def _writer_tag() -> str:
+    """``~<pid>@<host>~``: who writes a temporary, so that only a dead writer's temporaries are removed."""
+    return f"~{os.getpid()}@{_host()}~"
+
+
+_TAG = re.compile(r"~(\d+)@([A-Za-z0-9-]+)~[^/]*\.tmp$")
+#: Temporaries whose writer cannot be checked (another host, or no writer tag) are removed only past this age.
+UNCHECKABLE_AGE = 24 * 3600.0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _is_dead_writers(path: Path, host: str, now: float) -> bool:
+    m = _TAG.search(path.name)
+    if m and m.group(2) == host:
+        return not _pid_alive(int(m.group(1)))
+    try:
+        return now - path.stat().st_mtime > UNCHECKABLE_AGE
+    except FileNotFoundError:
+        return False
+
+
+def remove_stale_temporaries(folder) -> int:
+    """Delete the temporary files that dead writers left under ``folder`` (``.<name>.*.tmp``); return how many.
+
+    Only a process killed outright (SIGKILL, power loss) leaves them. Every
+    temporary names its writer (process id and host); one is removed only
+    when that process is provably gone on this host. A live writer's
+    temporary (another run writing to the same folder) is never touched;
+    one written on another host, or without a writer tag, only after
+    :data:`UNCHECKABLE_AGE` seconds.
 
     Examples
     --------
     >>> import tempfile
-    >>> d = Path(tempfile.mkdtemp()); _ = (d / ".x.png.abc.tmp").write_bytes(b"")
-    >>> remove_stale_temporaries(d), list(d.iterdir())
-    (1, [])
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / f".x.png.~999999999@{_host()}~abc.tmp").write_bytes(b"")   # no such process
+    >>> _ = (d / f".y.png.{_writer_tag()}abc.tmp").write_bytes(b"")         # this (live) process
+    >>> remove_stale_temporaries(d), [p.name.startswith(".y.png") for p in d.iterdir()]
+    (1, [True])
     """
     folder = Path(folder)
     if not folder.is_dir():
         return 0
-    stale = [p for p in folder.rglob(".*.tmp") if p.is_file()]
+    host, now = _host(), time.time()
+    stale = [p for p in folder.rglob(".*.tmp") if p.is_file() and _is_dead_writers(p, host, now)]
     for p in stale:
         try:
             p.unlink()
