@@ -8,17 +8,16 @@ BSDS500 do. The same readers, commands and benchmark run on it unchanged.
 
 from __future__ import annotations
 
-import io as _io
 from pathlib import Path
 
 import numpy as np
-import scipy.io
 from scipy import ndimage
 from skimage.color import lab2rgb
 
 from segensemble._atomic import atomic_write_bytes
 from segensemble._validation import check_int, check_random_state
 from segensemble.errors import InputError
+from segensemble.io import mat_bytes
 from segensemble.evaluation.boundaries import ground_truth_boundaries
 from segensemble.io import write_image
 from segensemble.segmentation import canonical_codes
@@ -125,9 +124,7 @@ def _ground_truth_mat(annotations) -> bytes:
             "Segmentation": ann.astype(np.uint16),
             "Boundaries": ground_truth_boundaries(ann).astype(np.uint8),
         }
-    buf = _io.BytesIO()
-    scipy.io.savemat(buf, {"groundTruth": cell}, do_compression=True)
-    return buf.getvalue()
+    return mat_bytes({"groundTruth": cell})
 
 
 def make_synthetic_dataset(dest, *, n_images: int = 10, shape=(160, 240), split: str = "test", seed: int = 0) -> Path:

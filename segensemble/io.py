@@ -22,6 +22,10 @@ from segensemble.segmentation import canonical_codes
 
 __all__ = [
     "GroundTruth",
+    "MAX_PIXELS",
+    "image_shape",
+    "check_pixel_limit",
+    "check_mat_limit",
     "read_image",
     "read_labels",
     "read_segmentations",
@@ -30,12 +34,17 @@ __all__ = [
     "write_array",
     "write_labels",
     "write_segmentations",
+    "mat_bytes",
     "write_image",
     "IMAGE_SUFFIXES",
     "LABEL_SUFFIXES",
 ]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm")
+#: Largest image, label map or ground truth (pixels) read as is: segmenting takes about 1 GB of memory
+#: per megapixel with the default segmenters (measured: 3 MP 3.2 GB, 12 MP 12.7 GB), so 3 MP stays
+#: within 4 GB. Every reader checks the size a file *declares* before decoding it.
+MAX_PIXELS = 3_000_000
 LABEL_SUFFIXES = (".png", ".npy", ".mat", ".tif", ".tiff", ".pgm")
 
 
@@ -67,11 +76,85 @@ def _existing(path) -> Path:
     return path
 
 
-def _decode(path: Path) -> np.ndarray:
-    data = np.fromfile(path, dtype=np.uint8)
-    if data.size == 0:
+def check_pixel_limit(shape, max_pixels, name: str) -> None:
+    """Refuse an image or label map of ``shape`` (H, W) above ``max_pixels`` (None: no limit).
+
+    Raises
+    ------
+    InputError
+        Naming ``name``, the size and the options that lift the limit.
+
+    Examples
+    --------
+    >>> check_pixel_limit((2000, 3000), 1_000_000, "big.png")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: big.png: 3000x2000 = 6,000,000 pixels is above the limit of 1,000,000 ...
+    """
+    if max_pixels is None:
+        return
+    h, w = int(shape[0]), int(shape[1])
+    if h * w > max_pixels:
+        raise InputError(
+            f"{name}: {w}x{h} = {h * w:,} pixels is above the limit of {max_pixels:,} "
+            f"(about 1 GB of memory per megapixel); downscale it, or use --downscale / --max-pixels"
+        )
+
+
+def image_shape(path) -> tuple[int, int]:
+    """(height, width) declared by an image file's header; nothing is decoded.
+
+    Raises
+    ------
+    FileFormatError
+        Missing or empty file, or no readable image header.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((4, 5, 3)))
+    >>> image_shape(p)
+    (4, 5)
+    """
+    from segensemble._imageheader import declared_shape
+
+    path = _existing(path)
+    if path.stat().st_size == 0:
         raise FileFormatError(f"{path}: the file is empty")
-    img = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    shape = declared_shape(path)
+    if shape is None or min(shape) < 1:
+        raise FileFormatError(f"{path}: not a readable image (corrupt or unsupported format)")
+    return shape
+
+
+_REDUCED = {1: cv2.IMREAD_UNCHANGED, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+def _quiet_imdecode(data: np.ndarray, flags: int):
+    """``cv2.imdecode`` without OpenCV's log lines on stderr (a corrupt file is reported once, by us)."""
+    from cv2.utils import logging as cvlog
+
+    level = cvlog.getLogLevel()
+    cvlog.setLogLevel(cvlog.LOG_LEVEL_SILENT)
+    try:
+        return cv2.imdecode(data, flags)
+    except cv2.error:
+        return None
+    finally:
+        cvlog.setLogLevel(level)
+
+
+def _decode(path: Path, *, max_pixels=None, reduce: int = 1) -> np.ndarray:
+    """Decode an image file (channels RGB[A]); the size its header declares is checked first.
+
+    ``reduce`` (2, 4 or 8) decodes at that fraction of the size, as 8-bit
+    colour (JPEG decodes directly at the reduced size).
+    """
+    shape = image_shape(path)
+    check_pixel_limit((shape[0] // reduce, shape[1] // reduce), max_pixels, str(path))
+    data = np.fromfile(path, dtype=np.uint8)
+    img = _quiet_imdecode(data, _REDUCED[reduce])
     if img is None or img.size == 0:
         raise FileFormatError(f"{path}: not a readable image (corrupt or unsupported format)")
     if img.ndim == 3 and img.shape[2] == 3:
@@ -81,15 +164,24 @@ def _decode(path: Path) -> np.ndarray:
     return np.ascontiguousarray(img)
 
 
-def read_image(path) -> np.ndarray:
+def read_image(path, *, max_pixels=None) -> np.ndarray:
     """Read an image file as float64 RGB in [0, 1], shape (H, W, 3).
 
     8- and 16-bit, gray, RGB and RGBA files are accepted (alpha is dropped).
+
+    Parameters
+    ----------
+    path : path
+    max_pixels : int, optional
+        Refuse a file whose header declares more pixels, before decoding it
+        (a decompression bomb never allocates). None: no limit.
 
     Raises
     ------
     FileFormatError
         Missing, empty, corrupt or unsupported file.
+    InputError
+        Above ``max_pixels``.
 
     Examples
     --------
@@ -100,8 +192,9 @@ def read_image(path) -> np.ndarray:
     (4, 5, 3)
     """
     path = _existing(path)
+    raw = _decode(path, max_pixels=max_pixels)
     try:
-        return check_image(_decode(path))
+        return check_image(raw)
     except InputError as exc:
         raise FileFormatError(f"{path}: {exc}") from exc
 
@@ -124,7 +217,45 @@ def write_image(path, image) -> Path:
     return atomic_write_bytes(path, buf.tobytes())
 
 
-def _load_mat(path: Path) -> dict:
+#: A ``.mat`` array may hold this many times ``max_pixels`` elements (a double-size ``ucm2`` is about 4x the
+#: image), and all its arrays together this many times (a 99-level ``segs`` hierarchy, five annotators).
+MAT_ARRAY_FACTOR, MAT_TOTAL_FACTOR = 5, 128
+
+
+def check_mat_limit(path, max_pixels=MAX_PIXELS) -> None:
+    """Refuse a ``.mat`` file whose declared arrays are too large for ``max_pixels``, without loading it.
+
+    Every array may hold :data:`MAT_ARRAY_FACTOR` x ``max_pixels`` elements,
+    all together :data:`MAT_TOTAL_FACTOR` x ``max_pixels``; the element
+    headers are read (compressed ones streamed through a bounded buffer), the
+    data never kept. None: no limit.
+
+    Examples
+    --------
+    >>> import tempfile, os, scipy.io
+    >>> p = os.path.join(tempfile.mkdtemp(), "s.mat")
+    >>> scipy.io.savemat(p, {"segs": np.zeros((300, 400))}, do_compression=True)
+    >>> check_mat_limit(p, 10_000)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: ...s.mat: segs (300x400) declares 120,000 elements, above the limit of 50,000 ...
+    """
+    if max_pixels is not None:
+        from segensemble._matscan import MatSizeError, scan_mat
+
+        try:
+            scan_mat(path, MAT_ARRAY_FACTOR * max_pixels, MAT_TOTAL_FACTOR * max_pixels)
+        except MatSizeError as exc:
+            n, limit, what = exc.args
+            raise InputError(
+                f"{path}: {what} declares {n:,} elements, above the limit of {limit:,} for --max-pixels "
+                f"{max_pixels:,}; raise --max-pixels if the file is genuine"
+            ) from exc
+
+
+def _load_mat(path: Path, max_pixels=MAX_PIXELS) -> dict:
+    """``scipy.io.loadmat``, after the sizes the file declares were checked against ``max_pixels``."""
+    check_mat_limit(path, max_pixels)
     try:
         return scipy.io.loadmat(str(path))
     except NotImplementedError as exc:  # MATLAB v7.3 (HDF5)
@@ -147,7 +278,7 @@ def _as_labels(arr, path: Path, what: str) -> np.ndarray:
         raise FileFormatError(f"{path}: {exc}") from exc
 
 
-def read_segmentations(path) -> list:
+def read_segmentations(path, *, max_pixels=MAX_PIXELS) -> list:
     """Read every segmentation in a file, as a list of (H, W) int32 label maps.
 
     A ``.mat`` file with ``segs`` (a cell of segmentations, as the BSDS
@@ -163,8 +294,8 @@ def read_segmentations(path) -> list:
     """
     path = _existing(path)
     if path.suffix.lower() != ".mat":
-        return [read_labels(path)]
-    data = _load_mat(path)
+        return [read_labels(path, max_pixels=max_pixels)]
+    data = _load_mat(path, max_pixels)
     if "segs" not in data:
         found = sorted(k for k in data if not k.startswith("__"))
         raise FileFormatError(f"{path}: expected a variable 'segs' (cell of segmentations), found {found}")
@@ -172,13 +303,28 @@ def read_segmentations(path) -> list:
     if not segs:
         raise FileFormatError(f"{path}: 'segs' is empty")
     out = [_as_labels(s, path, f"segs[{i}]") for i, s in enumerate(segs)]
+    check_pixel_limit(out[0].shape, max_pixels, str(path))
     for i, s in enumerate(out):
         if s.shape != out[0].shape:
             raise FileFormatError(f"{path}: segs[{i}] has shape {s.shape}, segs[0] has {out[0].shape}")
     return out
 
 
-def read_labels(path) -> np.ndarray:
+def _npy_header(path: Path) -> tuple:
+    """Shape declared by a ``.npy`` header; object (pickled) arrays and unreadable headers are refused."""
+    try:
+        with open(path, "rb") as fh:
+            version = np.lib.format.read_magic(fh)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(fh)
+    except Exception as exc:
+        raise FileFormatError(f"{path}: not a readable .npy file ({type(exc).__name__}: {exc})") from exc
+    if dtype.hasobject:
+        raise FileFormatError(f"{path}: refused: the .npy file holds Python objects (pickle)")
+    return shape
+
+
+def read_labels(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
     """Read one label map as an (H, W) int32 array.
 
     ``.png``/``.tif``/``.pgm``: 8- or 16-bit single-channel labels; a colour
@@ -202,20 +348,21 @@ def read_labels(path) -> np.ndarray:
     path = _existing(path)
     suffix = path.suffix.lower()
     if suffix == ".npy":
+        shape = _npy_header(path)
+        if len(shape) >= 2:
+            check_pixel_limit(shape[:2], max_pixels, str(path))
         try:
             arr = np.load(path, allow_pickle=False)
-        except ValueError as exc:
-            raise FileFormatError(f"{path}: refused: the .npy file holds Python objects (pickle)") from exc
         except Exception as exc:
             raise FileFormatError(f"{path}: not a readable .npy file ({type(exc).__name__}: {exc})") from exc
         if arr.ndim == 3 and arr.shape[2] == 1:
             arr = arr[:, :, 0]
         return _as_labels(arr, path, "labels")
     if suffix == ".mat":
-        return read_segmentations(path)[0]
+        return read_segmentations(path, max_pixels=max_pixels)[0]
     if suffix not in LABEL_SUFFIXES:
         raise FileFormatError(f"{path}: unsupported label file type {suffix!r}; expected one of {LABEL_SUFFIXES}")
-    img = _decode(path)
+    img = _decode(path, max_pixels=max_pixels)
     if img.ndim == 3:
         flat = img.reshape(-1, img.shape[2]).astype(np.int64)
         if np.all(flat == flat[:, :1]):
@@ -228,7 +375,7 @@ def read_labels(path) -> np.ndarray:
     return _as_labels(img, path, "labels")
 
 
-def read_ucm2(path) -> np.ndarray:
+def read_ucm2(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
     """Read a BSDS ``.mat`` file holding ``ucm2`` (double-size contour map) as float64.
 
     Examples
@@ -240,17 +387,18 @@ def read_ucm2(path) -> np.ndarray:
     (5, 7)
     """
     path = _existing(path)
-    data = _load_mat(path)
+    data = _load_mat(path, max_pixels)
     if "ucm2" not in data:
         found = sorted(k for k in data if not k.startswith("__"))
         raise FileFormatError(f"{path}: expected a variable 'ucm2', found {found}")
     ucm = np.asarray(data["ucm2"], dtype=np.float64)
     if ucm.ndim != 2 or ucm.size == 0 or not np.all(np.isfinite(ucm)):
         raise FileFormatError(f"{path}: 'ucm2' must be a finite 2-D array, got shape {ucm.shape}")
+    check_pixel_limit(((ucm.shape[0] - 1) // 2, (ucm.shape[1] - 1) // 2), max_pixels, str(path))
     return ucm
 
 
-def read_ground_truth(path) -> GroundTruth:
+def read_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
     """Read a BSDS ground-truth ``.mat`` (``groundTruth`` cell of structs).
 
     Raises
@@ -266,7 +414,7 @@ def read_ground_truth(path) -> GroundTruth:
     >>> gt = read_ground_truth(f"{root}/data/groundTruth/val/3096.mat") if root else None
     """
     path = _existing(path)
-    data = _load_mat(path)
+    data = _load_mat(path, max_pixels)
     if "groundTruth" not in data:
         found = sorted(k for k in data if not k.startswith("__"))
         raise FileFormatError(f"{path}: expected a variable 'groundTruth', found {found}")
@@ -287,8 +435,12 @@ def read_ground_truth(path) -> GroundTruth:
 
             bd = ground_truth_boundaries(segs[-1])
         bdrys.append(bd)
-        if segs[-1].shape != segs[0].shape or bd.shape != segs[0].shape:
+        if segs[-1].shape != segs[0].shape:
             raise FileFormatError(f"{path}: annotation {i + 1} has shape {segs[-1].shape}, annotation 1 has {segs[0].shape}")
+        if bd.shape != segs[-1].shape:
+            raise FileFormatError(f"{path}: annotation {i + 1}: Boundaries has shape {bd.shape}, its Segmentation "
+                                  f"{segs[-1].shape}")
+    check_pixel_limit(segs[0].shape, max_pixels, str(path))
     return GroundTruth(segs, bdrys)
 
 
@@ -369,12 +521,22 @@ def write_segmentations(path, segmentations) -> Path:
     cell = np.empty((1, len(segs)), dtype=object)
     for i, s in enumerate(segs):
         cell[0, i] = (s + 1).astype(np.uint16 if s.max() < 65535 else np.uint32)
+    return atomic_write_bytes(path, mat_bytes({"segs": cell}))
+
+
+def mat_bytes(variables: dict) -> bytes:
+    """A compressed MAT-file (level 5) of ``variables`` with a fixed text header: same input, same bytes.
+
+    ``scipy.io.savemat`` writes the creation time into the header; here it is
+    replaced, so identical content always gives identical files (and file
+    digests).
+
+    Examples
+    --------
+    >>> mat_bytes({"a": np.zeros(3)}) == mat_bytes({"a": np.zeros(3)})
+    True
+    """
     buf = _io.BytesIO()
-    scipy.io.savemat(buf, {"segs": cell}, do_compression=True)
-    return atomic_write_bytes(path, _fixed_mat_header(buf.getvalue()))
-
-
-def _fixed_mat_header(data: bytes) -> bytes:
-    """Replace the MAT-file text header (it carries the creation time) by a fixed one: same input, same bytes."""
+    scipy.io.savemat(buf, variables, do_compression=True)
     text = b"MATLAB 5.0 MAT-file, written by segensemble"
-    return text.ljust(116, b" ") + data[116:]
+    return text.ljust(116, b" ") + buf.getvalue()[116:]

@@ -7,16 +7,15 @@ import numpy as np
 from segensemble._validation import check_image, check_n_segments
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
+from segensemble.io import MAX_PIXELS, check_pixel_limit
 from segensemble.segmentation import Segmentation
 
 __all__ = ["segment", "fuse", "confidence_map", "run_segmenters", "parse_segmenter_spec", "parse_segmenter_list",
-           "limit_image_size", "upscale_labels", "MAX_PIXELS"]
+           "limit_image_size", "load_image", "check_segmenter_params", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
 
-#: Largest image (pixels) segmented and fused as is: peak memory grows about
-#: 1 GB per megapixel with the default segmenters (measured: 3 MP 3.2 GB,
-#: 12 MP 12.7 GB), so 3 MP stays within 4 GB. Larger images are refused, or
-#: downscaled on request (``limit_image_size``, CLI ``--downscale``).
-MAX_PIXELS = 3_000_000
+#: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
+#: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
+DECODE_LIMIT = 64_000_000
 
 
 def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
@@ -41,16 +40,30 @@ def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
     >>> segment(img, "felzenszwalb", scale=50, sigma=0, min_size=4).n_segments
     2
     """
-    from segensemble import segmenters
+    fn = check_segmenter_params(method, params)
+    return fn(image, rng=rng, **params)
 
+
+def check_segmenter_params(method: str, params: dict):
+    """The registered segmenter ``method``, after checking that it takes every parameter named in ``params``.
+
+    Examples
+    --------
+    >>> check_segmenter_params("slic", {"foo": 1})
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: params: slic has no parameter 'foo'; expected one of ...
+    """
     import inspect
+
+    from segensemble import segmenters
 
     fn = segmenters.get(method)
     valid = [p for p, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and p != "rng"]
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise InputError(f"params: {method} has no parameter {unknown[0]!r}; expected one of {', '.join(valid)}")
-    return fn(image, rng=rng, **params)
+    return fn
 
 
 def parse_segmenter_spec(spec: str) -> tuple[str, dict]:
@@ -118,8 +131,9 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
     Parameters
     ----------
     image : (H, W[, C]) array
-    segmenters : sequence of str or (str, dict)
-        Names (optionally ``'name:key=value,...'``) or (name, params) pairs.
+    segmenters : str, or sequence of str or (str, dict)
+        Names (optionally ``'name:key=value,...'``) or (name, params) pairs;
+        one string is read as a comma-separated list (:func:`parse_segmenter_list`).
     rng : None, int or numpy Generator
         Seeds every segmenter deterministically (one child seed each).
 
@@ -136,6 +150,8 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
     from segensemble._validation import check_random_state
 
     img = check_image(image)
+    if isinstance(segmenters, str):  # one spec, or a comma-separated list, as on the command line
+        segmenters = parse_segmenter_list(segmenters)
     specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
     if not specs:
         raise InputError("segmenters: expected at least one segmenter, got none")
@@ -286,13 +302,66 @@ def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = F
     if h * w <= max_pixels:
         return img, None
     if not downscale:
-        raise InputError(
-            f"{name}: {w}x{h} = {h * w:,} pixels is above the limit of {max_pixels:,} "
-            f"(about 1 GB of memory per megapixel); downscale it, or use --downscale / --max-pixels"
-        )
+        check_pixel_limit((h, w), max_pixels, name)
+    return cv2.resize(img, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA), (h, w)
+
+
+def _target_size(h: int, w: int, max_pixels: int) -> tuple[int, int]:
+    """(width, height) of the downscaled copy: the aspect ratio kept, at most ``max_pixels``."""
     f = (max_pixels / (h * w)) ** 0.5
-    size = (max(1, int(w * f)), max(1, int(h * f)))
-    return cv2.resize(img, size, interpolation=cv2.INTER_AREA), (h, w)
+    return max(1, int(w * f)), max(1, int(h * f))
+
+
+def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
+    """Read an image file within a pixel limit, checking the size its header declares before decoding.
+
+    A file above ``max_pixels`` is refused before anything is decoded (a
+    decompression bomb never allocates), or with ``downscale`` decoded at
+    reduced size (JPEG: directly at 1/2, 1/4 or 1/8 by the decoder; other
+    formats: 8-bit at full size, up to :data:`DECODE_LIMIT` pixels) and
+    area-averaged down to the limit.
+
+    Returns
+    -------
+    image : (h, w, 3) float64 array
+    shape : (H, W) or None
+        The original shape when it was downscaled (upscale results to it
+        with :func:`upscale_labels`), else None.
+
+    Raises
+    ------
+    InputError
+        Above the limit without ``downscale``, or too large to decode.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
+    >>> img, orig = load_image(p, 5000, downscale=True)
+    >>> img.shape, orig
+    ((50, 100, 3), (100, 200))
+    """
+    import cv2
+
+    from segensemble.io import _decode, image_shape, read_image
+
+    h, w = image_shape(path)
+    if h * w <= max_pixels:
+        return read_image(path, max_pixels=max_pixels), None
+    if not downscale:
+        check_pixel_limit((h, w), max_pixels, str(path))
+    with open(path, "rb") as fh:
+        jpeg = fh.read(2) == b"\xff\xd8"
+    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
+    if h * w > DECODE_LIMIT * reduce * reduce:
+        raise InputError(
+            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
+            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
+        )
+    raw = _decode(path, reduce=reduce)
+    small = cv2.resize(raw, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA)
+    return check_image(small), (h, w)
 
 
 def upscale_labels(labels, shape) -> np.ndarray:

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from skimage.measure import label as cc_label
 
+from segensemble.io import MAX_PIXELS
+
+from segensemble._validation import check_int
 from segensemble.errors import FileFormatError, InputError
 from segensemble.evaluation.aggregate import ImageRegionResult, image_region_result
 from segensemble.evaluation.boundaries import boundary_counts, seg2bdry
@@ -29,9 +32,12 @@ __all__ = [
     "ImageEvaluation",
     "load_result",
     "evaluate_image",
+    "MAX_NTHRESH",
 ]
 
 KINDS = ("auto", "segs", "ucm2", "boundary")
+#: Most thresholds of one evaluation (the official benchmark uses 99); time and memory grow with it.
+MAX_NTHRESH = 1000
 
 
 @dataclass
@@ -69,7 +75,7 @@ class MachineResult:
         raise InputError("what: the region benchmark needs segmentations or a ucm2, not a soft boundary map")
 
 
-def load_result(path, kind: str = "auto") -> MachineResult:
+def load_result(path, kind: str = "auto", *, max_pixels=MAX_PIXELS) -> MachineResult:
     """Read a machine result file.
 
     Parameters
@@ -79,6 +85,8 @@ def load_result(path, kind: str = "auto") -> MachineResult:
         map; or, with ``kind='boundary'``, an 8-bit (or 16-bit) soft boundary image.
     kind : {'auto', 'segs', 'ucm2', 'boundary'}
         ``'auto'``: ``.mat`` files by their variable, other files as label maps.
+    max_pixels : int or None, default :data:`segensemble.io.MAX_PIXELS`
+        Refuse a file that declares a larger image, before decoding it.
 
     Examples
     --------
@@ -90,23 +98,24 @@ def load_result(path, kind: str = "auto") -> MachineResult:
     """
     import scipy.io
 
-    from segensemble.io import _decode, _existing, _load_mat, read_labels, read_segmentations, read_ucm2
+    from segensemble.io import _decode, _existing, _load_mat, check_mat_limit, read_labels, read_segmentations, read_ucm2
 
     if kind not in KINDS:
         raise InputError(f"kind: expected one of {KINDS}, got {kind!r}")
     path = _existing(path)
     if kind == "boundary":
-        img = _decode(path).astype(np.float64)
+        img = _decode(path, max_pixels=max_pixels).astype(np.float64)
         if img.ndim == 3:
             img = img[:, :, :3].mean(axis=2)
         top = 65535.0 if img.max() > 255 else 255.0
         return MachineResult("boundary", img / top)
     if path.suffix.lower() == ".mat":
+        check_mat_limit(path, max_pixels)
         if kind == "auto":
             try:
                 names = {n[0] for n in scipy.io.whosmat(str(path))}
             except Exception:
-                _load_mat(path)  # raises a FileFormatError naming the file
+                _load_mat(path, max_pixels)  # raises a FileFormatError naming the file
                 raise
             if "ucm2" in names:
                 kind = "ucm2"
@@ -114,10 +123,12 @@ def load_result(path, kind: str = "auto") -> MachineResult:
                 kind = "segs"
             else:
                 raise FileFormatError(f"{path}: expected a variable 'segs' or 'ucm2', found {sorted(names)}")
-        return MachineResult("ucm2", read_ucm2(path)) if kind == "ucm2" else MachineResult("segs", read_segmentations(path))
+        if kind == "ucm2":
+            return MachineResult("ucm2", read_ucm2(path, max_pixels=max_pixels))
+        return MachineResult("segs", read_segmentations(path, max_pixels=max_pixels))
     if kind == "ucm2":
         raise FileFormatError(f"{path}: a ucm2 result must be a .mat file with a 'ucm2' variable")
-    return MachineResult("segs", [read_labels(path)])
+    return MachineResult("segs", [read_labels(path, max_pixels=max_pixels)])
 
 
 @dataclass
@@ -202,7 +213,7 @@ def evaluate_image(
         Human segmentations and boundaries.
     nthresh : int, default 99
         Number of thresholds for ucm2 and soft boundary maps (ignored for
-        segs: one threshold per segmentation).
+        segs: one threshold per segmentation), 1 to :data:`MAX_NTHRESH`.
     boundary, region : bool
         Which benchmarks to run.
     max_dist : float, default 0.0075
@@ -223,8 +234,7 @@ def evaluate_image(
     shape = result.shape
     if gt.segmentations[0].shape != shape:
         raise InputError(f"result: shape {shape} does not match the ground truth {gt.segmentations[0].shape}")
-    if nthresh < 1:
-        raise InputError(f"nthresh: expected a positive integer, got {nthresh}")
+    check_int(nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
     thresholds = result.thresholds(nthresh)
     out = ImageEvaluation()
     if boundary:
