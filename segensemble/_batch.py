@@ -6,15 +6,45 @@ atomically, so finished images survive an interruption and a re-run resumes.
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
-
+import hashlib
 import json
+import os
+import sys
+import threading
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import active_children, get_context
 from pathlib import Path
 
 from segensemble.errors import InputError, describe, first_line
 
-__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash"]
+__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "file_digest", "input_digests",
+           "check_scheduler", "SCHEDULER_SCHEMES"]
+
+#: Address schemes of a Dask distributed scheduler.
+SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
+def check_scheduler(address):
+    """Validate a Dask scheduler address (``tcp://HOST:PORT``, or another Dask scheme); None passes.
+
+    Examples
+    --------
+    >>> check_scheduler("tcp://127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_scheduler("garbage://x")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: --scheduler: expected tcp://HOST:PORT (schemes tcp, tls, inproc, ucx, ws, wss), got 'garbage://x'
+    """
+    if address is None:
+        return None
+    import re
+
+    text = str(address)
+    m = re.fullmatch(r"(?:([a-z]+)://)?([^\s/:]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?/?", text)
+    if not m or (m.group(1) or "tcp") not in SCHEDULER_SCHEMES or (m.group(3) and int(m.group(3)) > 65535):
+        raise InputError(f"--scheduler: expected tcp://HOST:PORT (schemes {', '.join(SCHEDULER_SCHEMES)}), got {text!r}")
+    return text
 
 
 def settings_key(settings) -> str:
@@ -29,18 +59,47 @@ def settings_key(settings) -> str:
     >>> settings_key(S()) == settings_key(S()) != settings_key(S(2))
     True
     """
-    import hashlib
-
     text = json.dumps(settings.__dict__, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def load_finished(out: Path, ids, key: str, required=()) -> dict:
-    """Per-image records already written by an earlier run with the same settings.
+def file_digest(path) -> str:
+    """SHA-256 of a file's bytes (hex).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a"); _ = open(p, "wb").write(b"x")
+    >>> file_digest(p)[:12]
+    '2d711642b726'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_digests(paths: dict) -> dict:
+    """``{name: SHA-256}`` of the input files a per-image result is made from (``{name: path}``).
+
+    Stored in every per-image record; a record is reused only when its inputs
+    still have the same content (see :func:`load_finished`).
+    """
+    return {name: file_digest(p) for name, p in sorted(paths.items())}
+
+
+def load_finished(out: Path, ids, key: str, required=(), inputs=None) -> dict:
+    """Per-image records already written by an earlier run with the same settings and the same inputs.
 
     A record counts when ``out/per_image/<id>.json`` parses, carries
-    ``"config": key`` and every ``required`` file pattern (``'{id}'`` is
-    replaced by the image id) exists under ``out``.
+    ``"config": key``, every ``required`` file pattern (``'{id}'`` is
+    replaced by the image id) exists under ``out``, and, when ``inputs`` is
+    given (a callable ``id -> {name: path}``, or None when an input is
+    missing), its ``"inputs"`` equal the current content digests of those
+    files (:func:`input_digests`). A record made from other files (another
+    dataset with the same ids, another results folder) is therefore never
+    reused: that image is computed again.
     """
     done = {}
     for image_id in ids:
@@ -51,15 +110,21 @@ def load_finished(out: Path, ids, key: str, required=()) -> dict:
             record = json.loads(p.read_text())
         except (OSError, ValueError):
             continue
-        if isinstance(record, dict) and record.get("config") == key:
-            done[image_id] = record
+        if not isinstance(record, dict) or record.get("config") != key:
+            continue
+        if inputs is not None:
+            try:
+                paths = inputs(image_id)
+                if paths is None or record.get("inputs") != input_digests(paths):
+                    continue
+            except (OSError, InputError):  # an input is missing now: compute (and report) it again
+                continue
+        done[image_id] = record
     return done
 
 
 def settings_hash(args) -> str:
     """Short hash of task arguments (names Dask tasks uniquely per run settings)."""
-    import hashlib
-
     return hashlib.sha256(repr(args).encode()).hexdigest()[:12]
 
 
@@ -115,10 +180,61 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
                 failures[image_id] = _describe(exc)
             tick()
         return results, failures
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+    others = set(active_children())  # never touch processes the caller started
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent,
+                               initargs=(os.getpid(),))
+    try:
         futures = {pool.submit(task, image_id, *args): image_id for image_id in ids}
         _collect(futures, as_completed(futures), results, failures, tick)
+    except BaseException:  # Ctrl-C, SIGTERM (raised as KeyboardInterrupt by the CLI), any failure of the parent
+        _stop_workers(pool, others)
+        raise
+    pool.shutdown(wait=True)
     return results, failures
+
+
+def _stop_workers(pool, others: set) -> None:
+    """Kill the pool's worker processes now (running tasks are abandoned; their writes are atomic)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    workers = [proc for proc in active_children() if proc not in others]
+    for proc in workers:
+        proc.kill()
+    for proc in workers:
+        proc.join(timeout=5)
+
+
+#: How often a worker checks that its parent is still alive (seconds), where the OS cannot signal it.
+PARENT_POLL = 0.2
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: end this process as soon as the parent process is gone.
+
+    On Linux the kernel sends SIGKILL when the parent dies
+    (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon thread also polls
+    the parent's id and exits. A killed ``bench``/``score`` therefore leaves
+    no worker writing into its output folder.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+            pass
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch():
+        import time
+
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="segensemble-parent-watch", daemon=True).start()
 
 
 def _collect(futures: dict, completed, results: dict, failures: dict, tick) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from segensemble._atomic import atomic_write_text, remove_stale_temporaries
-from segensemble._batch import load_finished, run_tasks, settings_key
-from segensemble._validation import check_int, check_n_segments
+from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
+from segensemble._validation import check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError
 
 __all__ = [
@@ -138,26 +138,31 @@ def _evaluate(labels, gt) -> dict:
     return evaluate_image(MachineResult("segs", [labels]), gt).to_dict()
 
 
+def _inputs(ds, split: str, image_id: str) -> dict:
+    """The files an image's results are made from: the image and its ground truth."""
+    return {"image": ds.image_path(split, image_id), "ground_truth": ds.ground_truth_path(split, image_id)}
+
+
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image; write its fused PNG, hierarchy .mat and JSON."""
     import cv2
 
     from segensemble.datasets import BSDS500
-    from segensemble.io import write_image, write_labels, write_segmentations
-    from segensemble.pipeline import fuse, limit_image_size, run_segmenters, upscale_labels
+    from segensemble.io import read_ground_truth, write_image, write_labels, write_segmentations
+    from segensemble.pipeline import fuse, load_image, run_segmenters, upscale_labels
     from segensemble.postprocess import postprocess
 
     start = time.perf_counter()
     ds = BSDS500(root)
-    image = ds.image(split, image_id)
-    gt = ds.ground_truth(split, image_id)
-    if gt.segmentations[0].shape != image.shape[:2]:
+    work, original = load_image(ds.image_path(split, image_id), config.max_pixels, downscale=config.downscale)
+    gt_limit = config.max_pixels if original is None else original[0] * original[1]  # the image's own size
+    gt = read_ground_truth(ds.ground_truth_path(split, image_id), max_pixels=gt_limit)
+    shape = work.shape[:2] if original is None else tuple(original)
+    if gt.segmentations[0].shape != shape:
         raise InputError(
             f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.segmentations[0].shape} "
-            f"does not match the image {image.shape[:2]}"
+            f"does not match the image {shape}"
         )
-    work, original = limit_image_size(image, config.max_pixels, downscale=config.downscale,
-                                      name=str(ds.image_path(split, image_id)))
     segs = run_segmenters(work, config.segmenters, rng=_image_seed(config.seed, image_id))
     fused, est, ens = fuse(
         segs, config.method, config.n_segments, image=work, random_state=config.seed,
@@ -181,6 +186,7 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     result = {
         "id": image_id,
         "config": config.key(),
+        "inputs": input_digests(_inputs(ds, split, image_id)),
         "members": {spec: _evaluate(lab, gt) for spec, lab in zip(config.segmenters, member_labels)},
         "fused": _evaluate(fused, gt),
         "n_segments": {"fused": int(fused.max()) + 1,
@@ -283,17 +289,20 @@ def run_bench(
     >>> sorted(s["table"]), s["n_images"], "ods" in s["hierarchy"]["boundary"]
     (['felzenszwalb', 'fused', 'slic'], 2, True)
     """
-    from segensemble import consensus, segmenters
     from segensemble.datasets import BSDS500, make_synthetic_dataset
-    from segensemble.pipeline import parse_segmenter_spec
+
+    from segensemble.recipes import Recipe
 
     config = config or BenchConfig()
+    config.seed = check_int(config.seed, "seed", minimum=0, maximum=2**32 - 1)
+    config.max_pixels = check_int(config.max_pixels, "max_pixels", minimum=1)
+    Recipe(name=config.recipe or "bench", version="", segmenters=tuple(config.segmenters), method=config.method,
+           n_segments=config.n_segments, params=config.params, postprocess=config.postprocess).validate()
     config.n_segments = check_n_segments(config.n_segments)
-    consensus.get(config.method)
-    for spec in config.segmenters:
-        segmenters.get(parse_segmenter_spec(spec)[0])
     jobs = check_int(jobs, "jobs", minimum=1)
     out = Path(out_dir)
+    check_output_path(out, "--out", folder=True)
+    check_scheduler(scheduler)
     remove_stale_temporaries(out)  # left by a killed run
     if bsds is None:
         root = out / "dataset"
@@ -310,7 +319,7 @@ def run_bench(
     if not ids:
         raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
     required = ("fused/{id}.png", "members/{id}.mat") + (("segs/{id}.mat",) if config.hierarchy else ())
-    done = load_finished(out, ids, config.key(), required=required)
+    done = load_finished(out, ids, config.key(), required=required, inputs=lambda i: _inputs(ds, split, i))
     todo = [i for i in ids if i not in done]
     if progress:
         progress(len(done), len(ids))
@@ -337,11 +346,12 @@ def run_bench(
         from segensemble.score import ScoreConfig, score_results
 
         gt_dir = Path(ds.data) / "groundTruth" / split
-        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
+        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"), max_pixels=None,
                           jobs=jobs, subset=limit is not None, scheduler=scheduler)
         summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
                                 "official_files": str(out / "eval_hierarchy")}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
     return summary
 
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from segensemble._atomic import atomic_write_text, remove_stale_temporaries
-from segensemble._batch import load_finished, run_tasks, settings_key
-from segensemble._validation import check_int
+from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
+from segensemble._validation import check_int, check_output_path
 from segensemble.errors import InputError
+from segensemble.evaluation.benchmark import MAX_NTHRESH
+from segensemble.io import MAX_PIXELS
 
 __all__ = ["ScoreConfig", "score_results", "RESULT_SUFFIXES"]
 
@@ -37,29 +39,44 @@ class ScoreConfig:
         return settings_key(self)
 
 
-def _find_result(results_dir: Path, image_id: str) -> Path:
+def _result_path(results_dir: Path, image_id: str) -> Path | None:
     for suffix in RESULT_SUFFIXES:
         p = results_dir / f"{image_id}{suffix}"
         if p.is_file():
             return p
-    raise InputError(f"{results_dir / image_id}.*: no result file for image {image_id!r}")
+    return None
 
 
-def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str) -> dict:
+def _find_result(results_dir: Path, image_id: str) -> Path:
+    path = _result_path(results_dir, image_id)
+    if path is None:
+        raise InputError(f"{results_dir / image_id}.*: no result file for image {image_id!r}")
+    return path
+
+
+def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
+    """The files an image's scores are made from (None when its result is missing)."""
+    path = _result_path(results_dir, image_id)
+    return None if path is None else {"result": path, "ground_truth": gt_dir / f"{image_id}.mat"}
+
+
+def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str,
+                 max_pixels: int | None) -> dict:
     from segensemble.evaluation.benchmark import evaluate_image, load_result
     from segensemble.io import read_ground_truth
 
     path = _find_result(Path(results_dir), image_id)
-    result = load_result(path, config.kind)
+    result = load_result(path, config.kind, max_pixels=max_pixels)
     gt_path = Path(gt_dir) / f"{image_id}.mat"
-    gt = read_ground_truth(gt_path)
+    gt = read_ground_truth(gt_path, max_pixels=max_pixels)
     if gt.segmentations[0].shape != result.shape:
         raise InputError(f"{path}: shape {result.shape} does not match the ground truth {gt_path} {gt.segmentations[0].shape}")
     ev = evaluate_image(
         result, gt, nthresh=config.nthresh, boundary=config.what in ("all", "boundary"),
         region=config.what in ("all", "region"), max_dist=config.max_dist,
     )
-    record = {"id": image_id, "config": config.key(), "result": str(path), "evaluation": ev.to_dict()}
+    record = {"id": image_id, "config": config.key(), "result": str(path),
+              "inputs": input_digests({"result": path, "ground_truth": gt_path}), "evaluation": ev.to_dict()}
     atomic_write_text(Path(out_dir) / "per_image" / f"{image_id}.json", json.dumps(record))
     return record
 
@@ -87,7 +104,7 @@ def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
 
 def score_results(
     results_dir, gt_dir, out_dir, *, config: ScoreConfig | None = None, jobs: int = 1,
-    subset: bool = False, progress=None, scheduler: str | None = None,
+    subset: bool = False, progress=None, scheduler: str | None = None, max_pixels: int | None = MAX_PIXELS,
 ) -> dict:
     """Score every result file against its ground truth; write the official files.
 
@@ -113,6 +130,9 @@ def score_results(
         ``progress(done, total)`` after every image.
     scheduler : str, optional
         Dask distributed scheduler address to score on (workers need the same paths).
+    max_pixels : int or None, default :data:`segensemble.io.MAX_PIXELS`
+        Result and ground-truth files declaring larger images are refused
+        (as failures of their image) before they are decoded.
 
     Returns
     -------
@@ -145,11 +165,13 @@ def score_results(
         raise InputError(f"kind: expected one of {KINDS}, got {config.kind!r}")
     if config.kind == "boundary" and config.what != "boundary":
         raise InputError("what: soft boundary maps have no regions; use what='boundary'")
-    config.nthresh = check_int(config.nthresh, "nthresh", minimum=1)
+    config.nthresh = check_int(config.nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
     if not 0 < float(config.max_dist) < 1:
         raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
     jobs = check_int(jobs, "jobs", minimum=1)
     results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)
+    check_output_path(out, "--out", folder=True)
+    check_scheduler(scheduler)
     remove_stale_temporaries(out)  # left by a killed run
     for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
         if not d.is_dir():
@@ -160,12 +182,12 @@ def score_results(
         ids = [i for i in ids if i in have]
     if not ids:
         raise InputError(f"gt_dir: no ground-truth .mat files{' with a result' if subset else ''} in {gt_dir}")
-    done = load_finished(out, ids, config.key())
+    done = load_finished(out, ids, config.key(), inputs=lambda i: _inputs(results_dir, gt_dir, i))
     todo = [i for i in ids if i not in done]
     if progress:
         progress(len(done), len(ids))
     new, failures = run_tasks(
-        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out)), jobs=jobs,
+        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=jobs,
         progress=progress, done_before=len(done), scheduler=scheduler,
     )
     done.update(new)
@@ -194,4 +216,5 @@ def score_results(
             summary["region"] = rsum.to_dict()
         summary["ids"] = scored
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
     return summary
