@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.ensemble import Ensemble
+from segensemble.ensemble import Ensemble, check_weights
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
@@ -29,11 +29,10 @@ def as_ensemble(X, sample_weight=None) -> Ensemble:
     if isinstance(X, Ensemble):
         if sample_weight is None:
             return X
-        sw = np.asarray(sample_weight, dtype=np.float64)
-        if sw.shape != (X.n_objects,) or not np.all(np.isfinite(sw)) or np.any(sw <= 0):
-            raise InputError(f"sample_weight: expected {X.n_objects} finite positive weights, got shape {sw.shape}")
-        return X.copy_with(weights=X.weights * sw)
-    return Ensemble.from_labels(X, sample_weight)
+        return X.copy_with(weights=X.weights * check_weights(sample_weight, X.n_objects, "sample_weight"))
+    ens = Ensemble.from_labels(X)
+    return ens if sample_weight is None else ens.copy_with(
+        weights=check_weights(sample_weight, ens.n_objects, "sample_weight"))
 
 
 def fill_docstring(**fragments):

@@ -18,6 +18,8 @@ __all__ = [
     "check_label_map",
     "check_int",
     "check_n_segments",
+    "check_output_path",
+    "check_distinct_paths",
     "describe",
 ]
 
@@ -126,9 +128,64 @@ def check_label_map(labels, name: str = "labels", *, ndim: int = 2) -> np.ndarra
             raise InputError(f"{name}: expected integer labels, got non-integer values (dtype {arr.dtype})")
     elif not np.issubdtype(arr.dtype, np.integer):
         raise InputError(f"{name}: expected an integer label array, got dtype {arr.dtype}")
-    lo, hi = arr.min(), arr.max()
+    lo, hi = (float(arr.min()), float(arr.max())) if arr.dtype.kind == "f" else (int(arr.min()), int(arr.max()))
     if lo < 0:
         raise InputError(f"{name}: labels must be non-negative, got minimum {lo}")
     if hi > np.iinfo(np.int32).max:
         raise InputError(f"{name}: labels must fit in int32, got maximum {hi}")
     return arr.astype(np.int64, copy=False)
+
+
+def check_output_path(path, name: str, *, folder: bool = False):
+    """Refuse an output location that cannot be created: a file in the way, or a folder where a file goes.
+
+    Every existing ancestor must be a folder; an existing ``path`` must be a
+    folder when ``folder`` is True and must not be one otherwise.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.txt"; _ = f.write_text("x")
+    >>> check_output_path(f / "x.png", "--output")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: --output: cannot write ...x.png: ...a.txt is a file, not a folder
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{name}: cannot write {path}: {parent} is a file, not a folder")
+            break
+    if path.exists():
+        if folder and not path.is_dir():
+            raise InputError(f"{name}: {path} exists and is not a folder")
+        if not folder and path.is_dir():
+            raise InputError(f"{name}: {path} is a directory")
+    return path
+
+
+def check_distinct_paths(outputs: dict, inputs: dict = None) -> None:
+    """Refuse outputs that would overwrite each other or an input (``{option: path}`` each).
+
+    Examples
+    --------
+    >>> check_distinct_paths({"--output": "a.png", "--confidence": "./a.png"})
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: --confidence: a.png is also the --output file; give different paths
+    """
+    import os
+
+    seen = {}
+    for name, p in list((inputs or {}).items()) + list(outputs.items()):
+        if p is None:
+            continue
+        key = os.path.realpath(p)
+        if key in seen and name in outputs:
+            other = seen[key]
+            what = f"the {other} file" if other in outputs else f"the input {other}"
+            raise InputError(f"{name}: {os.path.normpath(p)} is also {what}; give different paths")
+        seen.setdefault(key, name)

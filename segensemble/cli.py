@@ -15,11 +15,46 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 import segensemble
 from segensemble.errors import InputError, describe, first_line
 
+#: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
+#: from 0.22 on, so the classes live in different modules across the supported Typer versions).
+_UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(TyperGroup):
+    """The command group: a usage error (bad option value, unknown option, missing argument) is one line.
+
+    Click prints usage, a hint and the message on three lines; the CLI
+    contract is one ``error:`` line naming the option, exit code 2.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command group: its help, as Click prints it
+                exc.show()
+                sys.exit(exc.exit_code)
+            print(f"error: {' '.join(exc.format_message().split())}", file=sys.stderr)
+            sys.exit(2)
+        except _ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="segensemble",
     help="Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark.",
     no_args_is_help=True,
@@ -101,30 +136,40 @@ def _exit_on_failures(failures: dict) -> None:
 
 #: Options shared by the commands that read one image.
 MaxPixels = Annotated[
-    int, typer.Option("--max-pixels", help="Largest image processed as is (about 1 GB per megapixel).", min=1)
+    int, typer.Option("--max-pixels", help="Largest image, label map or ground truth read (pixels; segmenting takes "
+                                           "about 1 GB per megapixel). Larger files are refused before decoding.",
+                      min=1)
+]
+Seed = Annotated[
+    int, typer.Option("--seed", help="Random seed of segmenters and consensus (0 to 2**32 - 1).", min=0, max=2**32 - 1)
+]
+NThresh = Annotated[
+    int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input (segs: one per segmentation).",
+                      min=1, max=1000)
 ]
 Downscale = Annotated[
     bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
 ]
 
 
-def _read_limited(img, path, max_pixels: int, downscale: bool):
-    """The image within --max-pixels (refused, or downscaled and announced) and its original shape if downscaled."""
-    from segensemble.pipeline import limit_image_size
+def _read_limited(path, max_pixels: int, downscale: bool):
+    """The image within --max-pixels (refused before decoding, or downscaled and announced) and its original shape."""
+    from segensemble.pipeline import load_image
 
-    small, original = limit_image_size(img, max_pixels, downscale=downscale, name=str(path))
+    small, original = load_image(path, max_pixels, downscale=downscale)
     if original is not None:
         err.print(f"{path}: downscaled from {original[1]}x{original[0]} to {small.shape[1]}x{small.shape[0]} "
                   f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
     return small, original
 
 
-def _check_output(path: Path, allowed=(".png", ".npy", ".mat")) -> Path:
+def _check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--output") -> Path:
+    from segensemble._validation import check_output_path
+
     if path.suffix.lower() not in allowed:
-        raise InputError(f"--output: expected a file ending in {', '.join(allowed)}, got {str(path)!r}")
-    if path.exists() and path.is_dir():
-        raise InputError(f"--output: {path} is a directory")
-    return path
+        endings = f"{', '.join(allowed[:-1])} or {allowed[-1]}" if len(allowed) > 1 else allowed[0]
+        raise InputError(f"{name}: expected a file ending in {endings}, got {str(path)!r}")
+    return check_output_path(path, name)
 
 
 def _params(items: list[str] | None) -> dict:
@@ -154,7 +199,7 @@ def segment(
     overlay: Annotated[
         Optional[Path], typer.Option("--overlay", help="Also write the image with the region boundaries drawn on it.")
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    seed: Seed = 0,
     max_pixels: MaxPixels = 3_000_000,
     downscale: Downscale = False,
 ):
@@ -165,28 +210,26 @@ def segment(
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
     from segensemble import segmenters as registry
-    from segensemble.io import read_image, write_image, write_labels
+    from segensemble.io import write_image, write_labels
 
     _check_output(output)
-    if overlay is not None and overlay.suffix.lower() not in (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"):
-        raise InputError(f"--overlay: expected an image file (.png, .jpg, ...), got {str(overlay)!r}")
+    if overlay is not None:
+        _check_output(overlay, (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"), "--overlay")
+    segensemble._validation.check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
     registry.get(method)
     params = _params(param)
     if n_segments is not None:
         params["n_segments"] = n_segments
     from segensemble.pipeline import upscale_labels
 
-    full = read_image(image)
-    img, original = _read_limited(full, image, max_pixels, downscale)
+    img, original = _read_limited(image, max_pixels, downscale)
     seg = segensemble.segment(img, method, rng=seed, **params)
-    labels = seg.labels
-    if original is not None:
-        labels, img = upscale_labels(labels, original), full
+    labels = seg.labels if original is None else upscale_labels(seg.labels, original)
     write_labels(output, labels)
-    if overlay is not None:
+    if overlay is not None:  # drawn at the size that was segmented
         from segensemble.report import draw_boundaries
 
-        write_image(overlay, draw_boundaries(img, labels))
+        write_image(overlay, draw_boundaries(img, seg.labels))
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)
 
 
@@ -227,7 +270,7 @@ def fuse(
     image: Annotated[
         Optional[Path], typer.Option("--image", help="With --inputs: the image, for methods that use image features.")
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed of segmenters and consensus.")] = 0,
+    seed: Seed = 0,
     confidence: Annotated[
         Optional[Path],
         typer.Option(
@@ -269,6 +312,10 @@ def fuse(
     from segensemble.pipeline import parse_segmenter_list, run_segmenters
 
     _check_output(output)
+    segensemble._validation.check_distinct_paths(
+        {"--output": output, "--confidence": confidence},
+        {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image},
+    )
     post = {"connected": False, "min_size": 0}
     if recipe is not None:
         from segensemble.recipes import load_recipe
@@ -284,8 +331,7 @@ def fuse(
         recipe_params = _params(param)
     cls = consensus.get(method)
     if confidence is not None:
-        if confidence.suffix.lower() not in (".png", ".npy"):
-            raise InputError(f"--confidence: expected a file ending in .png or .npy, got {str(confidence)!r}")
+        _check_output(confidence, (".png", ".npy"), "--confidence")
         if not cls.gives_memberships:
             raise InputError(
                 f"--confidence: method {method!r} gives no memberships; use one of "
@@ -303,20 +349,20 @@ def fuse(
     if inputs:
         segs = []
         for p in paths:
-            segs.extend(read_segmentations(p))
+            segs.extend(read_segmentations(p, max_pixels=max_pixels))
         shape = segs[0].shape
         for p, s in zip(paths, segs):
             if s.shape != shape:
                 raise InputError(f"{p}: segmentation shape {s.shape} differs from {paths[0]}'s {shape}")
         if image is not None:
-            img = read_image(image)
+            img = read_image(image, max_pixels=max_pixels)
             if img.shape[:2] != shape:
                 raise InputError(f"--image: {image} has shape {img.shape[:2]}, the segmentations {shape}")
         members = segs
     else:
         if len(paths) != 1:
             raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
-        img, original = _read_limited(read_image(paths[0]), paths[0], max_pixels, downscale)
+        img, original = _read_limited(paths[0], max_pixels, downscale)
         members = run_segmenters(img, parse_segmenter_list(segmenters), rng=seed)
     if agree and img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
@@ -398,13 +444,12 @@ def evaluate(
         typer.Argument(help="Result: label map (.png/.npy), BSDS .mat with 'segs' or 'ucm2', or a soft boundary PNG."),
     ],
     gt: Annotated[Path, typer.Option("--gt", help="BSDS ground-truth .mat file.")],
-    nthresh: Annotated[
-        int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input (segs: one per segmentation).", min=1)
-    ] = 99,
+    nthresh: NThresh = 99,
     kind: Annotated[
         str, typer.Option("--kind", help="Input kind: auto, segs, ucm2 or boundary (soft boundary map).")
     ] = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    max_pixels: MaxPixels = 3_000_000,
 ):
     """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI.
 
@@ -420,8 +465,8 @@ def evaluate(
 
     if kind not in KINDS:
         raise InputError(f"--kind: expected one of {', '.join(KINDS)}, got {kind!r}")
-    result = load_result(seg, kind)
-    truth = read_ground_truth(gt)
+    result = load_result(seg, kind, max_pixels=max_pixels)
+    truth = read_ground_truth(gt, max_pixels=max_pixels)
     shape = truth.segmentations[0].shape
     if result.shape != shape:
         raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {shape}")
@@ -444,7 +489,7 @@ def score(
     results_dir: Annotated[Path, typer.Argument(help="Folder of results: <id>.mat (segs/ucm2), <id>.png or <id>.npy.")],
     gt: Annotated[Path, typer.Option("--gt", help="Folder of BSDS ground truth <id>.mat; its ids are scored.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder for the official eval_*.txt files and more.")],
-    nthresh: Annotated[int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input.", min=1)] = 99,
+    nthresh: NThresh = 99,
     what: Annotated[str, typer.Option("--what", help="Benchmarks to run: all, boundary or region.")] = "all",
     kind: Annotated[str, typer.Option("--kind", help="Input kind: auto, segs, ucm2 or boundary.")] = "auto",
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
@@ -454,6 +499,7 @@ def score(
     subset: Annotated[
         bool, typer.Option("--subset", help="Score only the ids that have a result file (else missing ones fail).")
     ] = False,
+    max_pixels: MaxPixels = 3_000_000,
 ):
     """Berkeley benchmark of a folder of results: the official output files.
 
@@ -473,7 +519,8 @@ def score(
     config = ScoreConfig(nthresh=nthresh, what=what, kind=kind)
     summary = _with_progress(
         "score",
-        lambda cb: score_results(results_dir, gt, out_dir, config=config, jobs=jobs, subset=subset, progress=cb),
+        lambda cb: score_results(results_dir, gt, out_dir, config=config, jobs=jobs, subset=subset, progress=cb,
+                                 max_pixels=max_pixels),
     )
     table = Table(title=f"{summary['n_images']} images", title_justify="left")
     for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
@@ -551,7 +598,7 @@ def bench(
     downscale: Downscale = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)] = 1,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed.")] = 0,
+    seed: Seed = 0,
     synthetic: Annotated[
         bool, typer.Option("--synthetic", help="Use the built-in synthetic dataset even if $SEGENSEMBLE_BSDS_ROOT is set.")
     ] = False,
@@ -640,6 +687,10 @@ def datasets_fetch(
     sha256: Annotated[
         Optional[str], typer.Option("--sha256", help="Expected SHA-256 of the archive, checked before extraction.")
     ] = None,
+    max_bytes: Annotated[
+        int, typer.Option("--max-bytes", help="Largest download accepted; the extracted files may total 4 times as "
+                                              "much.", min=1)
+    ] = 256 * 1024**2,
 ):
     """Download BSDS500, extract it safely and verify every data file against the shipped SHA-256 manifest.
 
@@ -652,7 +703,7 @@ def datasets_fetch(
     if name.lower() != "bsds500":
         raise InputError(f"NAME: expected 'bsds500', got {name!r}")
     root = _with_progress("download", lambda cb: fetch_bsds500(dest, url=url or DEFAULT_URL, sha256=sha256,
-                                                                progress=cb))
+                                                                progress=cb, max_bytes=max_bytes))
     err.print(f"BSDS500 verified (1000 files) -> {root}   use: --bsds {root}", markup=False)
 
 
@@ -689,8 +740,19 @@ def recipes(
     out.print(table)
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
-    """Entry point of the ``segensemble`` console script."""
+    """Entry point of the ``segensemble`` console script.
+
+    SIGTERM is handled like Ctrl-C: worker processes are stopped, no
+    temporary file is left, exit code 130.
+    """
+    import signal
+
+    signal.signal(signal.SIGTERM, _interrupt)
     app(prog_name="segensemble")
 
 

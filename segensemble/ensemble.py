@@ -45,6 +45,27 @@ def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, value
     return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
 
 
+def check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
+    """Validate ``n`` finite positive object weights as float64; errors name the parameter.
+
+    Examples
+    --------
+    >>> check_weights([1, 2], 2).tolist()
+    [1.0, 2.0]
+    >>> check_weights([1, 0], 2, "sample_weight")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: sample_weight: expected finite positive object weights, got minimum 0.0
+    """
+    w = np.asarray(weights, dtype=np.float64) if np.ndim(weights) else np.full(n, np.nan)
+    if w.shape != (n,):
+        raise InputError(f"{name}: expected shape ({n},), got {describe(weights)}")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        low = np.nanmin(w) if np.any(np.isfinite(w)) else w[0]
+        raise InputError(f"{name}: expected finite positive object weights, got minimum {low}")
+    return w
+
+
 class Ensemble:
     """A clustering ensemble: m labellings of the same n objects.
 
@@ -97,14 +118,7 @@ class Ensemble:
                  feature_names=None, image=None):
         lab = check_label_map(labels, "labels", ndim=2)
         n, m = lab.shape
-        if weights is None:
-            w = np.ones(n)
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-            if w.shape != (n,):
-                raise InputError(f"weights: expected shape ({n},), got {describe(weights)}")
-            if not np.all(np.isfinite(w)) or np.any(w <= 0):
-                raise InputError("weights: expected finite positive object weights")
+        w = np.ones(n) if weights is None else check_weights(weights, n)
         mem_in = memberships if memberships is not None else [None] * m
         if len(mem_in) != m:
             raise InputError(f"memberships: expected {m} entries (one per member), got {len(mem_in)}")
@@ -418,6 +432,8 @@ class Ensemble:
         lab = np.asarray(object_labels)
         if lab.shape != (self.n_objects,):
             raise InputError(f"object_labels: expected shape ({self.n_objects},), got {describe(object_labels)}")
+        if np.issubdtype(lab.dtype, np.integer) and lab.size:
+            check_label_map(lab[None, :], "object_labels")  # labels: non-negative, within int32
         out = lab[self.index]
         return out.astype(np.int32) if np.issubdtype(lab.dtype, np.integer) else out
 

@@ -86,23 +86,39 @@ class Recipe:
 
     def validate(self) -> Recipe:
         """Check the segmenters, method, parameters and post-processing; return self."""
-        from segensemble import consensus, segmenters
-        from segensemble._validation import check_n_segments
-        from segensemble.pipeline import parse_segmenter_spec
+        from segensemble import consensus
+        from segensemble._validation import check_int, check_n_segments
+        from segensemble.pipeline import check_segmenter_params, parse_segmenter_spec
 
+        where = f"recipe {self.name!r}"
         if not self.segmenters:
-            raise InputError(f"recipe {self.name!r}: segmenters: expected at least one segmenter")
+            raise InputError(f"{where}: segmenters: expected at least one segmenter")
         for spec in self.segmenters:
-            segmenters.get(parse_segmenter_spec(spec)[0])
+            try:
+                check_segmenter_params(*parse_segmenter_spec(spec))
+            except InputError as exc:
+                raise InputError(f"{where}: segmenters: {spec!r}: {exc}") from exc
         cls = consensus.get(self.method)
+        if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
+            raise InputError(f"{where}: params: expected a table of name = value, got {self.params!r}")
         unknown = set(self.params) - set(cls().get_params())
         if unknown:
-            raise InputError(f"recipe {self.name!r}: params: {self.method} has no parameter(s) {sorted(unknown)}")
-        check_n_segments(self.n_segments)
+            raise InputError(f"{where}: params: {self.method} has no parameter(s) {sorted(unknown)}")
+        k = check_n_segments(self.n_segments)
+        try:
+            cls(**{**self.params, "n_clusters": k})._validate_params()
+        except (TypeError, ValueError) as exc:
+            raise InputError(f"{where}: params: {' '.join(str(exc).split())}") from exc
+        if not isinstance(self.postprocess, dict):
+            raise InputError(f"{where}: postprocess: expected a table with connected, min_size, "
+                             f"got {self.postprocess!r}")
         extra = set(self.postprocess) - {"connected", "min_size"}
         if extra:
-            raise InputError(f"recipe {self.name!r}: postprocess: unknown key(s) {sorted(extra)}; "
-                             "expected connected, min_size")
+            raise InputError(f"{where}: postprocess: unknown key(s) {sorted(extra)}; expected connected, min_size")
+        if not isinstance(self.postprocess.get("connected", False), bool):
+            raise InputError(f"{where}: postprocess: connected: expected true or false, "
+                             f"got {self.postprocess['connected']!r}")
+        check_int(self.postprocess.get("min_size", 0), f"{where}: postprocess: min_size", minimum=0)
         return self
 
 
@@ -158,6 +174,9 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
     segs = data["segmenters"]
     if isinstance(segs, str) or not all(isinstance(x, str) for x in segs):
         raise InputError(f"{source}: segmenters: expected a list of segmenter specs, got {segs!r}")
+    for key, kind in (("params", dict), ("postprocess", dict)):
+        if key in data and not isinstance(data[key], kind):
+            raise InputError(f"{source}: {key}: expected a table of name = value, got {data[key]!r}")
     post = {"connected": False, "min_size": 0, **dict(data.get("postprocess", {}))}
     recipe = Recipe(
         name=str(data["name"]),

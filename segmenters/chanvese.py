@@ -77,7 +77,9 @@ def morphological_acwe(features, mask, *, n_iter: int = 60, smoothing: int = 1, 
             break
         c1 = features[inside].mean(axis=0)
         c0 = features[outside].mean(axis=0)
-        gy, gx = np.gradient(u.astype(np.float64))
+        uf = u.astype(np.float64)  # a one-pixel-thin image has no gradient across its thin axis
+        gy = np.gradient(uf, axis=0) if h > 1 else 0.0
+        gx = np.gradient(uf, axis=1) if w > 1 else 0.0
         border = (np.abs(gy) + np.abs(gx)) > 0
         aux = lambda1 * ((features - c1) ** 2).sum(2) - lambda2 * ((features - c0) ** 2).sum(2)
         new = u.copy()

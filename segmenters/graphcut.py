@@ -194,7 +194,8 @@ def graphcut(
         dd = np.zeros(lab_img.shape[:2])
         dr[:, :-1] = ((lab_img[:, :-1] - lab_img[:, 1:]) ** 2).sum(2)
         dd[:-1, :] = ((lab_img[:-1, :] - lab_img[1:, :]) ** 2).sum(2)
-        mean = np.concatenate([dr[:, :-1].ravel(), dd[:-1, :].ravel()]).mean()
+        diffs = np.concatenate([dr[:, :-1].ravel(), dd[:-1, :].ravel()])
+        mean = diffs.mean() if diffs.size else 0.0  # a single pixel has no neighbours
         beta = 1.0 / (2 * mean) if mean > 0 else 0.0
         return lam * np.exp(-beta * dr), lam * np.exp(-beta * dd)
 
