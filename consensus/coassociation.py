@@ -47,8 +47,29 @@ _with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
 
 def _gram(ensemble) -> np.ndarray:
     """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters."""
+    from segensemble.consensus._memory import check_dense
+
     H = ensemble.incidence
+    check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
     return (H.T @ H.multiply(ensemble.weights[:, None]).tocsr()).toarray()
+
+
+#: Above this many member clusters the leading eigenvalues of G are found by Lanczos iterations through H
+#: (O(nnz(H)) per step) instead of a dense eigendecomposition of G.
+DENSE_SPECTRUM_MAX = 2000
+
+
+def _top_gram_eigenvalues(ensemble, count: int) -> np.ndarray:
+    """The eigenvalues of G = H^T W H in descending order: all of them, or the leading ``count`` for large G."""
+    H, w = ensemble.incidence, ensemble.weights
+    d = H.shape[1]
+    if d <= DENSE_SPECTRUM_MAX:
+        return np.sort(np.linalg.eigvalsh(_gram(ensemble)))[::-1]
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    op = LinearOperator((d, d), matvec=lambda v: H.T @ (w * (H @ np.ravel(v))), dtype=np.float64)
+    lam = eigsh(op, k=min(count, d - 1), which="LA", v0=np.ones(d), tol=1e-10, return_eigenvectors=False)
+    return np.sort(lam)[::-1]
 
 
 def eigengap_n_clusters(ensemble, max_clusters: int = 20) -> int:
@@ -64,7 +85,7 @@ def eigengap_n_clusters(ensemble, max_clusters: int = 20) -> int:
     >>> eigengap_n_clusters(Ensemble.from_labels(np.stack([z, z, z], axis=1)))
     3
     """
-    lam = np.sort(np.linalg.eigvalsh(_gram(ensemble)))[::-1]
+    lam = _top_gram_eigenvalues(ensemble, max_clusters + 2)
     top = min(max_clusters, len(lam) - 1, ensemble.n_objects - 1)
     if top < 2:
         return max(1, min(2, ensemble.n_objects))
@@ -77,6 +98,9 @@ def _top_singular_vectors(A, k):
 
     Returns (squared singular values, descending; left vectors (n, k); right vectors (d, k)).
     """
+    from segensemble.consensus._memory import check_eigen
+
+    check_eigen(A.shape[1], "spectral embedding of the member clusters")
     gram = (A.T @ A).toarray()
     d = gram.shape[0]
     kk = min(k, d)

@@ -234,6 +234,9 @@ class BOEM(ConsensusClusterer):
         k = int(z.max()) + 1
         cap = k if fixed_k else k + self.max_moves + 1
         kk = k + (0 if fixed_k else 1)
+        from segensemble.consensus._memory import check_dense
+
+        check_dense(n, kk, "gains of moving every object to every cluster (BOEM)", copies=2)
         Z = sp.csr_matrix((w, (np.arange(n), z)), shape=(n, kk))
         size = np.asarray(Z.sum(axis=0)).ravel()
         T = size[None, :] - 2.0 * np.asarray(H @ (H.T @ Z).toarray()) / m  # sum_{j in c} w_j (1 - 2 X_ij)

@@ -192,7 +192,10 @@ class MCLA(_MetisConsensus):
     gives_memberships = True
 
     def _fit(self, ensemble):
+        from segensemble.consensus._memory import check_dense
+
         H, w = ensemble.incidence, ensemble.weights
+        check_dense(H.shape[1], H.shape[1], "Jaccard similarity of the member clusters", copies=4)
         G = (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
         size = np.diag(G)
         union = size[:, None] + size[None, :] - G

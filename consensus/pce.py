@@ -151,6 +151,10 @@ def tanimoto_distances(gammas, deltas, weights) -> np.ndarray:
     >>> tanimoto_distances([g, g], [np.eye(2), np.eye(2)], np.ones(3)).round(3).tolist()[0]
     [0.0, 1.0, 0.0, 1.0]
     """
+    from segensemble.consensus._memory import check_dense
+
+    total = sum(g.shape[1] for g in gammas)
+    check_dense(total, total, "Tanimoto distances between all member clusters", copies=3)
     G = np.concatenate(gammas, axis=1)
     D = np.concatenate(deltas, axis=0)
     P = (G.T @ (G * weights[:, None])) * (D @ D.T)

@@ -36,8 +36,12 @@ def member_memberships(ensemble, j: int) -> np.ndarray:
     >>> member_memberships(Ensemble.from_labels([[0], [1], [1]]), 0).tolist()
     [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
+    from segensemble.consensus._memory import check_dense
+
     if ensemble.memberships is not None and ensemble.memberships[j] is not None:
         return ensemble.memberships[j]
+    check_dense(ensemble.n_objects, ensemble.n_clusters[j] * ensemble.n_members, f"memberships of member {j} "
+                f"({ensemble.n_clusters[j]:,} clusters, one such matrix per member)")
     A = np.zeros((ensemble.n_objects, ensemble.n_clusters[j]))
     A[np.arange(ensemble.n_objects), ensemble.labels[:, j]] = 1.0
     return A

@@ -23,7 +23,10 @@ def align_to_reference(labels, reference, weights, k_ref: int) -> np.ndarray:
     >>> align_to_reference(np.array([1, 1, 0, 2]), np.array([0, 0, 1, 1]), np.ones(4), 2).tolist()
     [0, 0, 1, 1]
     """
+    from segensemble.consensus._memory import check_dense
+
     k = int(labels.max()) + 1
+    check_dense(k, k_ref, "overlap of a member's clusters with the reference's (Hungarian alignment)", copies=2)
     C = np.zeros((k, k_ref))
     np.add.at(C, (labels, reference), weights)
     rows, cols = linear_sum_assignment(-C)

@@ -1,0 +1,63 @@
+"""Up-front limits on the dense intermediates of consensus methods.
+
+Most consensus functions work through the sparse incidence matrix H, but
+several steps are dense in the number of member clusters (the Gram matrix
+HᵀWH of Basic / KCC / MCLA, a member's one-hot memberships in the soft
+functions, the overlap matrices of the Hungarian alignment, the Tanimoto
+distances of PCE) or cubic in it (eigendecompositions). A member with tens
+of thousands of labels (a label map from another tool, a colour PNG read as
+one label per colour) would make them allocate tens of gigabytes. Each such
+step asks :func:`check_dense` first, so the method refuses with one clear
+line naming the size and the methods that scale, before allocating anything.
+"""
+
+from __future__ import annotations
+
+from segensemble.errors import InputError
+
+__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "check_dense", "check_eigen"]
+
+#: Bytes that one dense intermediate (with its working copies) may take.
+MEMORY_LIMIT = 2 * 1024**3
+#: Largest dense symmetric eigenproblem solved (measured: d = 8 000 takes about 30 s on one core).
+EIGEN_LIMIT = 8000
+#: Methods whose memory is linear in the number of objects and member clusters (named in the errors).
+SCALABLE_METHODS = ("hgpa", "kcc", "sccc", "bestofk", "merge")
+
+
+def _advice() -> str:
+    return (f"give the members fewer labels (coarser segmentations, or relabel a colour PNG), or use a method "
+            f"that scales to many labels: {', '.join(SCALABLE_METHODS)}")
+
+
+def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0) -> None:
+    """Refuse a dense float64 (rows x cols) intermediate above :data:`MEMORY_LIMIT` (``copies`` working copies).
+
+    Examples
+    --------
+    >>> check_dense(1000, 1000, "x")
+    >>> check_dense(70000, 70000, "one-hot memberships of member 0")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: one-hot memberships of member 0: a dense 70,000 x 70,000 matrix needs about 36.5 GiB, ...
+    """
+    need = 8.0 * rows * cols * copies
+    if need > MEMORY_LIMIT:
+        raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about {need / 2**30:.1f} GiB, above the "
+                         f"limit of {MEMORY_LIMIT / 2**30:.0f} GiB; {_advice()}")
+
+
+def check_eigen(d: int, what: str) -> None:
+    """Refuse a dense d x d eigendecomposition above :data:`EIGEN_LIMIT` (time grows as d³).
+
+    Examples
+    --------
+    >>> check_eigen(20000, "spectral embedding of the member clusters")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: spectral embedding of the member clusters: a dense eigendecomposition of ...
+    """
+    if d > EIGEN_LIMIT:
+        raise InputError(f"{what}: a dense eigendecomposition of {d:,} member clusters (at most {EIGEN_LIMIT:,}; "
+                         f"about {30 * (d / 8000) ** 3:,.0f} s on one core); {_advice()}")
+    check_dense(d, d, what, copies=3)
