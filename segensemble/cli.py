@@ -209,10 +209,11 @@ def segment(
       segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
+    _check_output(output)
+    segensemble.pipeline.check_image_file(image, max_pixels, downscale=downscale)  # refuse before heavy imports
     from segensemble import segmenters as registry
     from segensemble.io import write_image, write_labels
 
-    _check_output(output)
     if overlay is not None:
         _check_output(overlay, (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp"), "--overlay")
     segensemble._validation.check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
@@ -307,15 +308,21 @@ def fuse(
       segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
       segensemble fuse photo.jpg --recipe default -o fused.png
     """
-    from segensemble import consensus
-    from segensemble.io import read_image, read_segmentations, write_labels
-    from segensemble.pipeline import parse_segmenter_list, run_segmenters
-
     _check_output(output)
+    # sizes from the headers first: a decompression bomb is refused before anything heavy is imported or read
+    if not inputs and len(paths) == 1:
+        segensemble.pipeline.check_image_file(paths[0], max_pixels, downscale=downscale)
+    elif inputs:
+        for p in paths:
+            segensemble.io.check_label_file(p, max_pixels)
     segensemble._validation.check_distinct_paths(
         {"--output": output, "--confidence": confidence},
         {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image},
     )
+    from segensemble import consensus
+    from segensemble.io import read_image, read_segmentations, write_labels
+    from segensemble.pipeline import parse_segmenter_list, run_segmenters
+
     post = {"connected": False, "min_size": 0}
     if recipe is not None:
         from segensemble.recipes import load_recipe

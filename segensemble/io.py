@@ -26,6 +26,7 @@ __all__ = [
     "image_shape",
     "check_pixel_limit",
     "check_mat_limit",
+    "check_label_file",
     "read_image",
     "read_labels",
     "read_segmentations",
@@ -99,6 +100,30 @@ def check_pixel_limit(shape, max_pixels, name: str) -> None:
             f"{name}: {w}x{h} = {h * w:,} pixels is above the limit of {max_pixels:,} "
             f"(about 1 GB of memory per megapixel); downscale it, or use --downscale / --max-pixels"
         )
+
+
+def check_label_file(path, max_pixels=MAX_PIXELS) -> None:
+    """Refuse a label file (``.png``/``.tif``/``.npy``/``.mat``) that declares more than ``max_pixels``, reading headers only.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "l.npy"); np.save(p, np.zeros((300, 400), np.int32))
+    >>> check_label_file(p, 10_000)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: ...l.npy: 400x300 = 120,000 pixels is above the limit of 10,000 ...
+    """
+    path = _existing(path)
+    suffix = path.suffix.lower()
+    if suffix == ".mat":
+        check_mat_limit(path, max_pixels)
+    elif suffix == ".npy":
+        shape = _npy_header(path)
+        if len(shape) >= 2:
+            check_pixel_limit(shape[:2], max_pixels, str(path))
+    else:
+        check_pixel_limit(image_shape(path), max_pixels, str(path))
 
 
 def image_shape(path) -> tuple[int, int]:

@@ -11,7 +11,7 @@ from segensemble.io import MAX_PIXELS, check_pixel_limit
 from segensemble.segmentation import Segmentation
 
 __all__ = ["segment", "fuse", "confidence_map", "run_segmenters", "parse_segmenter_spec", "parse_segmenter_list",
-           "limit_image_size", "load_image", "check_segmenter_params", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
+           "limit_image_size", "load_image", "check_image_file", "check_segmenter_params", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
 
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
 #: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
@@ -312,6 +312,49 @@ def _target_size(h: int, w: int, max_pixels: int) -> tuple[int, int]:
     return max(1, int(w * f)), max(1, int(h * f))
 
 
+def check_image_file(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
+    """The shape an image file declares and the decoder reduction :func:`load_image` will use; refusals first.
+
+    Reads the header only, so a command can refuse a file before it imports
+    or computes anything else.
+
+    Returns
+    -------
+    shape : (H, W)
+    reduce : int
+        1, or 2 / 4 / 8 for a JPEG decoded at reduced size with ``downscale``.
+
+    Raises
+    ------
+    InputError
+        Above ``max_pixels`` without ``downscale``; too large to decode even with it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
+    >>> check_image_file(p, 5000, downscale=True)
+    ((100, 200), 1)
+    """
+    from segensemble.io import image_shape
+
+    h, w = image_shape(path)
+    if h * w <= max_pixels:
+        return (h, w), 1
+    if not downscale:
+        check_pixel_limit((h, w), max_pixels, str(path))
+    with open(path, "rb") as fh:
+        jpeg = fh.read(2) == b"\xff\xd8"
+    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
+    if h * w > DECODE_LIMIT * reduce * reduce:
+        raise InputError(
+            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
+            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
+        )
+    return (h, w), reduce
+
+
 def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
     """Read an image file within a pixel limit, checking the size its header declares before decoding.
 
@@ -344,21 +387,11 @@ def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
     """
     import cv2
 
-    from segensemble.io import _decode, image_shape, read_image
+    from segensemble.io import _decode, read_image
 
-    h, w = image_shape(path)
+    (h, w), reduce = check_image_file(path, max_pixels, downscale=downscale)
     if h * w <= max_pixels:
         return read_image(path, max_pixels=max_pixels), None
-    if not downscale:
-        check_pixel_limit((h, w), max_pixels, str(path))
-    with open(path, "rb") as fh:
-        jpeg = fh.read(2) == b"\xff\xd8"
-    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
-    if h * w > DECODE_LIMIT * reduce * reduce:
-        raise InputError(
-            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
-            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
-        )
     raw = _decode(path, reduce=reduce)
     small = cv2.resize(raw, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA)
     return check_image(small), (h, w)
