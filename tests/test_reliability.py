@@ -592,3 +592,43 @@ def test_library_edges():
     for bad in ([1, -1], [1, 1, 1], [np.nan, 1]):
         with pytest.raises(InputError, match="^sample_weight:"):
             consensus.get("vote")(n_clusters=2).fit([[0, 1], [1, 0]], sample_weight=bad)
+
+
+# --------------------------------------------------------------------------- 9: many labels
+
+
+def _many_labels():
+    from segensemble import Ensemble
+
+    n = 70_000
+    return Ensemble.from_labels(np.stack([np.arange(n), np.arange(n) // 5000], axis=1))
+
+
+@pytest.mark.parametrize("n_clusters", ["auto", 8])
+def test_every_method_refuses_or_fits_a_70000_label_member_in_bounded_memory(n_clusters):
+    """70 000 labels used to ask for 36-189 GiB: every method now refuses up front with one line naming the
+    size and the alternatives, or fits through the sparse incidence matrix."""
+    import tracemalloc
+
+    from segensemble import consensus
+    from segensemble.errors import InputError
+
+    ens = _many_labels()
+    outcome = {}
+    for name in consensus.available():
+        tracemalloc.start()
+        try:
+            labels = consensus.get(name)(n_clusters=n_clusters).fit(ens).labels_
+            outcome[name] = "fit"
+            assert labels.shape == (ens.n_objects,)
+        except InputError as exc:
+            message = str(exc)
+            assert "\n" not in message
+            assert any(word in message for word in ("GiB", "at most", "limited to")), (name, message)
+            outcome[name] = "refused"
+        finally:
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        assert peak < 500e6, (name, peak / 1e6)
+    for name in ("hgpa", "kcc", "sccc", "bestofk"):  # the methods named in the message do scale
+        assert outcome[name] == "fit", outcome
