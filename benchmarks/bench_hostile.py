@@ -34,10 +34,13 @@ _WRAP = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
          "print(rc, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
 
 
-def run(args) -> tuple[int, float, float]:
-    """(exit code, seconds, peak MB) of ``segensemble ARGS`` in a fresh process."""
+def run(args, cwd) -> tuple[int, float, float]:
+    """(exit code, seconds, peak MB) of ``segensemble ARGS`` in a fresh process, run in ``cwd``.
+
+    Outside the repository: from its root, ``python -m`` would import the unmapped source tree.
+    """
     out = subprocess.run([sys.executable, "-c", _WRAP, sys.executable, "-m", "segensemble.cli", *map(str, args)],
-                         capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                         capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=cwd)
     rc, seconds, kb = out.stdout.split()
     return int(rc), float(seconds), int(kb) / 1024
 
@@ -83,7 +86,7 @@ def main() -> None:
     base = None
     print(f"{'case':<58} {'exit':>4} {'seconds':>8} {'x base':>7} {'peak MB':>8} {'x base':>7}")
     for label, args, _ in cases:
-        rc, seconds, mb = run(args)
+        rc, seconds, mb = run(args, tmp)
         base = base or (seconds, mb)
         print(f"{label:<58} {rc:>4} {seconds:>8.2f} {seconds / base[0]:>7.2f} {mb:>8.0f} {mb / base[1]:>7.2f}")
     assert not out.exists(), "a refused command wrote its output"

@@ -266,13 +266,16 @@ def _mat_bomb(path: Path, key: str) -> Path:
     return path
 
 
-def _peak_memory_mb(args) -> float:
-    """Peak resident memory (MB) of the CLI run in a fresh process, measured by a wrapper process."""
-    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+def _refusal_peak_memory_mb(args, cwd) -> float:
+    """Peak resident memory (MB) of a CLI run that must refuse its input (exit 2), in a fresh process outside the
+    repository, measured by a wrapper process."""
+    code = ("import resource, subprocess, sys; rc = subprocess.run(sys.argv[1:], capture_output=True).returncode; "
+            "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "segensemble.cli", *map(str, args)],
-                         capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    return int(out.stdout.strip()) / 1024
+                         capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=cwd)
+    rc, kb = map(int, out.stdout.split())
+    assert rc == 2, (args, rc)
+    return kb / 1024
 
 
 @pytest.mark.parametrize("kind", ["png", "png-header-only", "png-100000", "jpeg"])
@@ -291,8 +294,8 @@ def test_image_bombs_are_refused_before_decoding(tmp_path, kind, command):
 def test_image_bomb_memory_stays_small(tmp_path):
     bomb = _png_bomb(tmp_path / "bomb.png", 20000, 20000)
     assert bomb.stat().st_size < 500_000
-    assert _peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png"]) < 500
-    assert _peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png", "--downscale"]) < 500
+    assert _refusal_peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png"], tmp_path) < 500
+    assert _refusal_peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png", "--downscale"], tmp_path) < 500
     assert not (tmp_path / "o.png").exists()
 
 
@@ -324,7 +327,7 @@ def test_mat_bombs_are_refused_before_loading(tmp_path, key):
     else:
         line = _one_error_line(["evaluate", seg, "--gt", bomb], bomb.name)
     assert "declares 400,000,000 elements" in line and "--max-pixels" in line
-    assert _peak_memory_mb(["evaluate", seg, "--gt", bomb]) < 500
+    assert _refusal_peak_memory_mb(["evaluate", seg, "--gt", bomb], tmp_path) < 500
 
 
 def test_score_reports_a_ground_truth_bomb_as_a_failed_image(tmp_path):
@@ -493,9 +496,10 @@ def test_cli_segment_chanvese_on_a_thin_image(tmp_path):
 # --------------------------------------------------------------------------- 14: noise and wording
 
 
-def _stderr_of(args) -> subprocess.CompletedProcess:
+def _stderr_of(args, cwd) -> subprocess.CompletedProcess:
+    # run outside the repository: from its root, 'python -m' would import the unmapped source tree
     return subprocess.run([sys.executable, "-m", "segensemble.cli", *map(str, args)], capture_output=True,
-                          text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+                          text=True, env={**os.environ, "OMP_NUM_THREADS": "1"}, cwd=cwd)
 
 
 def _five_channel_tiff(path: Path, h: int = 8, w: int = 8) -> Path:
@@ -524,7 +528,7 @@ def test_decoder_noise_never_reaches_stderr_and_the_file_is_named_once(tmp_path)
     bad.write_bytes(buf.tobytes()[: len(buf) // 2])
     tiff = _five_channel_tiff(tmp_path / "five.tif")
     for path in (bad, tiff):
-        done = _stderr_of(["segment", path, "-o", tmp_path / "o.png"])
+        done = _stderr_of(["segment", path, "-o", tmp_path / "o.png"], tmp_path)
         assert done.returncode == 2
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error:"), done.stderr
@@ -542,7 +546,7 @@ def test_truncated_npy_is_not_called_a_pickle_and_float16_gives_no_warning(tmp_p
     assert "pickle" not in line and "not a readable .npy file" in line
     f16 = tmp_path / "f16.npy"
     np.save(f16, np.array([[0, 1], [1, 0]], np.float16))
-    done = _stderr_of(["fuse", "--inputs", f16, f16, "-m", "vote", "-o", tmp_path / "o.png"])
+    done = _stderr_of(["fuse", "--inputs", f16, f16, "-m", "vote", "-o", tmp_path / "o.png"], tmp_path)
     assert done.returncode == 0 and "Warning" not in done.stderr, done.stderr
 
 
