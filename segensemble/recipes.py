@@ -25,7 +25,7 @@ from pathlib import Path
 
 from segensemble.errors import InputError
 
-__all__ = ["Recipe", "BUILTIN", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
+__all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
 
 #: Method parameters fitted to a recipe's particular members (dropped when the segmenters are replaced).
 MEMBER_PARAMS = ("member_weights", "coefficients")
@@ -124,8 +124,8 @@ class Recipe:
 
 #: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
 #: val images only (see README, "Choosing the default recipe").
-BUILTIN = {
-    "default": Recipe(
+_RECIPES = (
+    Recipe(
         name="default",
         version="3",
         segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
@@ -145,14 +145,22 @@ BUILTIN = {
                     "probability that two regions differ, from the members' weighted boundary vote, the colour "
                     "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
     ),
-    "classic": Recipe(
+    Recipe(
         name="classic",
         version="1",
         segmenters=("slic", "felzenszwalb"),
         method="eac",
         description="Evidence accumulation (average linkage on the co-association) of SLIC and Felzenszwalb.",
     ),
-}
+)
+
+#: Every built-in recipe by name and version; a version, once published, never changes (pin it as
+#: ``name@version`` to keep results reproducible across upgrades).
+VERSIONS: dict = {}
+for _r in _RECIPES:
+    VERSIONS.setdefault(_r.name, {})[_r.version] = _r
+#: The newest version of every built-in recipe (what a bare name selects).
+BUILTIN = {name: versions[max(versions, key=int)] for name, versions in VERSIONS.items()}
 
 
 def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
@@ -192,19 +200,28 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
 
 
 def load_recipe(name_or_path) -> Recipe:
-    """A built-in recipe by name, or a recipe file (.toml, .yaml/.yml with PyYAML, .json).
+    """A built-in recipe by name (the newest version) or ``name@version``, or a recipe file (.toml, .yaml/.yml, .json).
 
     Examples
     --------
     >>> load_recipe("default").method
     'merge'
+    >>> load_recipe("default@3").version
+    '3'
     """
     key = str(name_or_path)
     if key in BUILTIN:
         return BUILTIN[key]
+    name, at, version = key.partition("@")
+    if at and name in VERSIONS:
+        if version not in VERSIONS[name]:
+            raise InputError(f"recipe: {name!r} has no version {version!r}; versions: "
+                             f"{', '.join(sorted(VERSIONS[name], key=int))}")
+        return VERSIONS[name][version]
     path = Path(key)
     if not path.is_file():
-        raise InputError(f"recipe: {key!r} is neither a built-in recipe ({', '.join(BUILTIN)}) nor a file")
+        raise InputError(f"recipe: {key!r} is neither a built-in recipe ({', '.join(BUILTIN)}, or NAME@VERSION) "
+                         "nor a file")
     suffix = path.suffix.lower()
     try:
         if suffix == ".toml":
