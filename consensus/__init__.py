@@ -11,7 +11,7 @@ Examples
 [0, 0, 1]
 """
 
-from segensemble.consensus._base import ConsensusClusterer, as_ensemble
+from segensemble.consensus._base import Capabilities, ConsensusClusterer, as_ensemble
 from segensemble.consensus._registry import REGISTRY
 
 get = REGISTRY.get
@@ -28,7 +28,35 @@ def soft_methods() -> list[str]:
     >>> "borda" in soft_methods(), "eac" in soft_methods()
     (True, False)
     """
-    return [name for name in available() if getattr(get(name), "gives_memberships", False)]
+    return [name for name in available() if get(name).capabilities.soft]
+
+
+def make(name: str, n_clusters="auto", *, random_state=None, **params):
+    """An estimator of the registered method ``name``; ``random_state`` is passed only to randomised methods.
+
+    Raises
+    ------
+    InputError
+        Unknown method or parameter (naming the method and the valid parameters).
+
+    Examples
+    --------
+    >>> make("eac", 2, random_state=0).get_params()["n_clusters"], "random_state" in make("eac").get_params()
+    (2, False)
+    """
+    import inspect
+
+    from segensemble.errors import InputError
+
+    cls = get(name)
+    accepted = inspect.signature(cls).parameters
+    if "random_state" in accepted:
+        params["random_state"] = random_state
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise InputError(f"params: {name} has no parameter {unknown[0]!r}; expected one of "
+                         f"{', '.join(p for p in accepted if p != 'n_clusters')}")
+    return cls(n_clusters=n_clusters, **params)
 
 
 from segensemble.consensus.bestofk import BestOfK  # noqa: E402
@@ -49,5 +77,5 @@ __all__ = [
     "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
-    "get", "register", "soft_methods",
+    "get", "make", "register", "soft_methods", "Capabilities",
 ]

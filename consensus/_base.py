@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
@@ -12,7 +14,7 @@ from segensemble.ensemble import Ensemble, check_weights
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "as_ensemble", "collapse_duplicate_rows", "seed_from", "fill_docstring", "N_CLUSTERS",
+__all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from", "fill_docstring", "N_CLUSTERS",
            "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
@@ -100,38 +102,90 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     return Ensemble(ensemble.labels[first], weights, names=ensemble.names), inverse.astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a consensus estimator gives and needs, declared once per class and read in one place.
+
+    Attributes
+    ----------
+    soft : bool
+        Sets ``memberships_`` (n_objects, K), columns in the order of
+        ``labels_``: confidence maps (:func:`segensemble.confidence_map`).
+    hierarchy : bool
+        Sets ``merges_`` and ``heights_``: a merge tree that can be cut at
+        any height (written as the hierarchy by ``bench``).
+    feature_weights : bool
+        Sets ``feature_weights_`` (K, n_features) and has ``top_features(n)``
+        (``fuse --explain``).
+    uses_image : bool
+        Uses the image, or the atoms' image features, when the ensemble
+        carries them (colour gradient, region colour and texture).
+    distinct_rows : bool
+        A heuristic solver that must see identical objects once: ``fit`` runs
+        ``_fit`` on the ensemble with duplicate rows collapsed (weights
+        summed), so an object of weight w and w copies are the same problem.
+
+    Examples
+    --------
+    >>> from segensemble import consensus
+    >>> consensus.get("borda").capabilities.soft, consensus.get("merge").capabilities.hierarchy
+    (True, True)
+    """
+
+    soft: bool = False
+    hierarchy: bool = False
+    feature_weights: bool = False
+    uses_image: bool = False
+    distinct_rows: bool = False
+
+
+class FitResult(NamedTuple):
+    """What ``_fit`` returns: object labels, and per-cluster results that :meth:`ConsensusClusterer.fit` puts
+    in the canonical cluster order and sets as attributes.
+
+    ``columns``: name -> (n_objects, K) array whose columns follow the clusters (e.g. ``memberships_``);
+    ``rows``: name -> (K, ...) array whose rows follow the clusters (e.g. ``feature_weights_``).
+    """
+
+    labels: np.ndarray
+    columns: dict | None = None
+    rows: dict | None = None
+
+
 class ConsensusClusterer(ClusterMixin, BaseEstimator):
     """Base of every consensus method: scikit-learn estimator conventions.
 
     Subclasses store their parameters in ``__init__``, declare
-    ``_parameter_constraints`` and implement ``_fit(ensemble) -> labels``; the
-    default parameters are ``n_clusters`` (int or 'auto') and ``refine``.
-    A subclass with a ``refine`` parameter (bool or number of passes) gets local
-    refinement (Zhou et al. 2023, Algorithm 3) applied after its own result.
-    :meth:`fit` validates the parameters (errors name the parameter, the value
-    and what is expected), converts the input to an :class:`Ensemble`, and
-    stores ``labels_`` numbered ``0..K-1`` in order of first occurrence, so the
-    output is the same for any relabelling of the input members. Per-cluster
-    results set in ``_fit`` (``memberships_``, and any attribute named in
-    ``_cluster_columns``), (n_objects, K), get their columns put in the order
-    of ``labels_`` (clusters left empty last), and those named in
-    ``_cluster_rows``, (K, ...), their rows; with refinement they remain the
+    ``_parameter_constraints`` and :class:`Capabilities`, and implement
+    ``_fit(ensemble, **fit_params)`` returning the object labels or a
+    :class:`FitResult`; the default parameters are ``n_clusters`` (int or
+    'auto') and ``refine``. A subclass with a ``refine`` parameter (bool or
+    number of passes) gets local refinement (Zhou et al. 2023, Algorithm 3)
+    applied after its own result. :meth:`fit` validates the parameters
+    (errors name the parameter, the value and what is expected), converts the
+    input to an :class:`Ensemble`, and stores ``labels_`` numbered
+    ``0..K-1`` in order of first occurrence, so the output is the same for any
+    relabelling of the input members; the per-cluster results of the
+    :class:`FitResult` get their columns (rows) put in the order of
+    ``labels_`` (clusters left empty last); with refinement they remain the
     method's own, before the refinement.
     """
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE}
-    #: Per-object, per-cluster results of ``_fit`` whose columns follow the clusters.
-    _cluster_columns: tuple = ("memberships_",)
-    #: Per-cluster results of ``_fit`` whose rows follow the clusters.
-    _cluster_rows: tuple = ()
-    #: True for methods that set ``memberships_`` (soft consensus, confidence maps).
+    #: What the method gives and needs (see :class:`Capabilities`).
+    capabilities: Capabilities = Capabilities()
+    #: True for methods that set ``memberships_`` (``capabilities.soft``; kept for existing callers).
     gives_memberships: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.gives_memberships = cls.capabilities.soft
 
     def __init__(self, n_clusters="auto", *, refine=False):
         self.n_clusters = n_clusters
         self.refine = refine
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, **fit_params):
         """Compute the consensus of an ensemble.
 
         Parameters
@@ -141,6 +195,8 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
         y : ignored
         sample_weight : (n_objects,) array, optional
             Positive object weights (multiply the ensemble's weights).
+        **fit_params
+            Passed to the method (e.g. ``gradient`` for ``merge``).
 
         Returns
         -------
@@ -156,25 +212,19 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
             raise InputError(
                 f"n_clusters: expected at most the number of objects ({ens.n_objects}), got {k}"
             )
-        for name in self._cluster_columns + self._cluster_rows:
-            if hasattr(self, name):
-                delattr(self, name)  # never leave a previous fit's per-cluster results behind
-        if getattr(self, "_collapse_duplicates", False):
+        if self.capabilities.distinct_rows:
             reduced, inverse = collapse_duplicate_rows(ens)
-            raw = np.asarray(self._fit(reduced))[inverse]
-            for name in self._cluster_columns:
-                if hasattr(self, name):
-                    setattr(self, name, getattr(self, name)[inverse])
+            out = _as_fit_result(self._fit(reduced, **fit_params))
+            out = out._replace(labels=out.labels[inverse],
+                               columns={name: a[inverse] for name, a in out.columns.items()})
         else:
-            raw = np.asarray(self._fit(ens))
-        present = [name for name in self._cluster_columns if hasattr(self, name)]
-        labels, old = canonical_codes(raw, getattr(self, present[0]).shape[1] if present else None)
-        for name in present:  # columns follow the canonical labels; clusters left empty come last
-            setattr(self, name, getattr(self, name)[:, old])
-        for name in self._cluster_rows:
-            if hasattr(self, name):
-                rows = getattr(self, name)
-                setattr(self, name, rows[old] if present else rows[canonical_codes(raw, len(rows))[1]])
+            out = _as_fit_result(self._fit(ens, **fit_params))
+        width = next(iter(out.columns.values())).shape[1] if out.columns else None
+        labels, old = canonical_codes(out.labels, width)
+        for name, a in out.columns.items():  # columns follow the canonical labels; clusters left empty come last
+            setattr(self, name, a[:, old])
+        for name, a in out.rows.items():
+            setattr(self, name, a[old] if out.columns else a[canonical_codes(out.labels, len(a))[1]])
         passes = getattr(self, "refine", False)
         if passes:
             from segensemble.consensus._refine import local_refinement
@@ -184,5 +234,11 @@ class ConsensusClusterer(ClusterMixin, BaseEstimator):
         self.n_clusters_ = int(self.labels_.max()) + 1
         return self
 
-    def _fit(self, ensemble: Ensemble) -> np.ndarray:  # pragma: no cover - abstract
+    def _fit(self, ensemble: Ensemble, **fit_params):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _as_fit_result(out) -> FitResult:
+    if isinstance(out, FitResult):
+        return FitResult(np.asarray(out.labels), dict(out.columns or {}), dict(out.rows or {}))
+    return FitResult(np.asarray(out), {}, {})

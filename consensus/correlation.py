@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["CCPivot", "BOEM", "correlation_cost"]
@@ -118,7 +118,7 @@ class CCPivot(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    _collapse_duplicates = True
+    capabilities = Capabilities(distinct_rows=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "threshold": [Interval(Real, 0, 1, closed="left")],
@@ -210,7 +210,7 @@ class BOEM(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    _collapse_duplicates = True
+    capabilities = Capabilities(distinct_rows=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "max_moves": [Interval(Integral, 0, None, closed="left")],

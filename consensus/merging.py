@@ -18,7 +18,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer
 from segensemble.consensus._region_merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
@@ -340,6 +340,7 @@ class BoundaryMerge(ConsensusClusterer):
     [0, 0, 1]
     """
 
+    capabilities = Capabilities(hierarchy=True, uses_image=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "threshold": [Interval(Real, 0, None, closed="left")],
@@ -366,11 +367,7 @@ class BoundaryMerge(ConsensusClusterer):
 
     def fit(self, X, y=None, sample_weight=None, *, gradient=None):
         """Fit on an Ensemble built from segmentations; ``gradient`` (H, W) is the image's boundary strength."""
-        self._gradient = gradient
-        try:
-            return super().fit(X, y, sample_weight)
-        finally:
-            self._gradient = None
+        return super().fit(X, y, sample_weight, gradient=gradient)
 
     def _vote_weights(self, ensemble) -> np.ndarray:
         m = ensemble.n_members
@@ -382,8 +379,8 @@ class BoundaryMerge(ConsensusClusterer):
                              f"zero), got {np.asarray(self.member_weights).tolist()}")
         return w / w.sum()
 
-    def _image_gradient(self, ensemble):
-        grad = self._gradient
+    @staticmethod
+    def _image_gradient(ensemble, grad):
         if grad is None and ensemble.image is not None:
             from segensemble.features import boundary_strength
 
@@ -393,7 +390,7 @@ class BoundaryMerge(ConsensusClusterer):
                              "or fit(..., gradient=...)")
         return grad
 
-    def _fit(self, ensemble):
+    def _fit(self, ensemble, gradient=None):
         n = ensemble.n_objects
         weights = self._vote_weights(ensemble)
         if ensemble.index is None:  # no pixel grid: every object borders every other (average linkage on 1 - X)
@@ -414,10 +411,10 @@ class BoundaryMerge(ConsensusClusterer):
             coefficients = _check_coefficients(self.coefficients)
             if ensemble.image is None:
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
-            merger = region_merger(ensemble, self._image_gradient(ensemble), vote_weights=weights)
+            merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), vote_weights=weights)
             return self._cut(n, merger.run(lambda m, a, b: boundary_probability(pair_features(m, a, b), coefficients),
                                         min_size=self.min_size))
-        grad = self._image_gradient(ensemble) if self.gradient_weight > 0 else None
+        grad = self._image_gradient(ensemble, gradient) if self.gradient_weight > 0 else None
         pairs, length, strength, g = atom_adjacency(ensemble.index, ensemble.labels, grad, member_weights=weights)
         if g is not None:
             strength = (1 - self.gradient_weight) * strength + self.gradient_weight * g

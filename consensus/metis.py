@@ -7,7 +7,7 @@ import numpy as np
 import pymetis
 import scipy.sparse as sp
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, seed_from
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["CSPA", "HGPA", "MCLA", "metis_partition"]
@@ -63,7 +63,7 @@ def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int =
 
 
 class _MetisConsensus(ConsensusClusterer):
-    _collapse_duplicates = True
+    capabilities = Capabilities(distinct_rows=True)
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE, "random_state": ["random_state"]}
 
     def __init__(self, n_clusters="auto", *, refine=False, random_state=0):
@@ -189,7 +189,7 @@ class MCLA(_MetisConsensus):
     [0, 0, 1, 1]
     """
 
-    gives_memberships = True
+    capabilities = Capabilities(soft=True, distinct_rows=True)
 
     def _fit(self, ensemble):
         from segensemble.consensus._memory import check_dense
@@ -206,5 +206,5 @@ class MCLA(_MetisConsensus):
         M = sp.csr_matrix((np.ones(len(meta)), (np.arange(len(meta)), meta)), shape=(len(meta), k))
         counts = np.asarray(M.sum(axis=0)).ravel()
         assoc = np.asarray((H @ M).toarray()) / np.maximum(counts, 1)[None, :]
-        self.memberships_ = assoc / np.maximum(assoc.sum(axis=1, keepdims=True), 1e-300)
-        return np.argmax(assoc, axis=1)
+        memberships = assoc / np.maximum(assoc.sum(axis=1, keepdims=True), 1e-300)
+        return FitResult(np.argmax(assoc, axis=1), {"memberships_": memberships})

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["EM"]
@@ -56,7 +56,7 @@ class EM(ConsensusClusterer):
     ([0, 0, 1, 1], (4, 2))
     """
 
-    gives_memberships = True
+    capabilities = Capabilities(soft=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
@@ -101,7 +101,6 @@ class EM(ConsensusClusterer):
             if ll - last < self.tol:
                 break
             last = ll
-        self.memberships_ = R
         self.log_likelihood_ = ll
         self.n_iter_ = it + 1
-        return np.argmax(R, axis=1)
+        return FitResult(np.argmax(R, axis=1), {"memberships_": R})

@@ -23,7 +23,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.utils._param_validation import Interval
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, fill_docstring
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._linkage import cut_tree, weighted_linkage
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.soft import member_memberships
@@ -359,8 +359,7 @@ class _PCE(ConsensusClusterer):
         "h": [Interval(Real, 0, None, closed="neither")],
         "refine": REFINE,
     }
-    _cluster_rows = ("feature_weights_",)
-    gives_memberships = True
+    capabilities = Capabilities(soft=True, feature_weights=True, uses_image=True)
 
     def __init__(self, n_clusters="auto", *, alpha=2.0, beta=2.0, h=0.2, refine=False):
         self.n_clusters = n_clusters
@@ -406,10 +405,8 @@ class _PCE(ConsensusClusterer):
         self.distances_ = T
         self.metaclusters_ = meta
         self.objective_ = metacluster_objective(T, meta)
-        self.memberships_ = gamma
-        self.feature_weights_ = delta
         self.feature_names_ = list(names)
-        return np.argmax(gamma, axis=1)
+        return FitResult(np.argmax(gamma, axis=1), {"memberships_": gamma}, {"feature_weights_": delta})
 
     def top_features(self, n: int = 3):
         """The n most weighted features of every consensus cluster, as (name, weight) pairs."""

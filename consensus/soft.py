@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, fill_docstring
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 
@@ -194,7 +194,7 @@ class _AlignedVoting(ConsensusClusterer):
     """Shared parameters and alignment of the soft voting methods."""
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "reference": REFERENCE, "refine": REFINE}
-    gives_memberships = True
+    capabilities = Capabilities(soft=True)
 
     def __init__(self, n_clusters="auto", *, reference="medoid", refine=False):
         self.n_clusters = n_clusters
@@ -207,8 +207,8 @@ class _AlignedVoting(ConsensusClusterer):
         return [align_memberships(member_memberships(ensemble, j), R, w) for j in range(ensemble.n_members)]
 
     def _fit(self, ensemble):
-        self.memberships_ = self._combine(ensemble)
-        return np.argmax(self.memberships_, axis=1)
+        memberships = self._combine(ensemble)
+        return FitResult(np.argmax(memberships, axis=1), {"memberships_": memberships})
 
 
 _SHARED = """\
@@ -271,21 +271,16 @@ class Borda(_AlignedVoting):
 
     _parameter_constraints: dict = {**_AlignedVoting._parameter_constraints,
                                     "temperature": [Interval(Real, 0, None, closed="neither")]}
-    _cluster_columns = ("memberships_", "scores_")
 
     def __init__(self, n_clusters="auto", *, reference="medoid", temperature=0.1, refine=False):
         super().__init__(n_clusters, reference=reference, refine=refine)
         self.temperature = temperature
 
-    def _combine(self, ensemble):
+    def _fit(self, ensemble):
         w = ensemble.weights
         score = sum(borda_points(A, w) for A in self._aligned(ensemble))
-        self.scores_ = score
-        return _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
-
-    def _fit(self, ensemble):
-        self.memberships_ = self._combine(ensemble)
-        return np.argmax(self.scores_, axis=1)
+        memberships = _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
+        return FitResult(np.argmax(score, axis=1), {"memberships_": memberships, "scores_": score})
 
 
 @REGISTRY.register("vote_sum")

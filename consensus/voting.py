@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["Vote", "align_to_reference"]
@@ -69,7 +69,7 @@ class Vote(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    gives_memberships = True
+    capabilities = Capabilities(soft=True)
 
     def _fit(self, ensemble):
         from segensemble.consensus.soft import resolve_reference
@@ -81,7 +81,7 @@ class Vote(ConsensusClusterer):
         for j in range(ensemble.n_members):
             aligned = align_to_reference(ensemble.labels[:, j], ref, ensemble.weights, k)
             votes[np.arange(ensemble.n_objects), aligned] += 1
-        self.memberships_ = votes / ensemble.n_members
+        memberships = votes / ensemble.n_members
         best = votes.max(axis=1, keepdims=True)
         keep_ref = votes[np.arange(ensemble.n_objects), ref] == best[:, 0]
-        return np.where(keep_ref, ref, np.argmax(votes, axis=1))
+        return FitResult(np.where(keep_ref, ref, np.argmax(votes, axis=1)), {"memberships_": memberships})

@@ -89,14 +89,12 @@ def hierarchy_levels(estimator, ensemble, config: BenchConfig, image) -> list:
     from segensemble.postprocess import postprocess
 
     post = dict(config.postprocess)
-    if hasattr(estimator, "merges_"):
+    if estimator.capabilities.hierarchy:
         n = ensemble.n_objects
         cuts = [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
     else:
-        cls = consensus.get(config.method)
-        extra = {"random_state": config.seed} if "random_state" in cls().get_params() else {}
-        cuts = [cls(n_clusters=min(k, ensemble.n_objects), **config.params, **extra).fit(ensemble).labels_
-                for k in HIERARCHY_K]
+        cuts = [consensus.make(config.method, min(k, ensemble.n_objects), random_state=config.seed,
+                               **config.params).fit(ensemble).labels_ for k in HIERARCHY_K]
     return [postprocess(ensemble.to_image(c), image, **post) for c in cuts]
 
 
@@ -114,7 +112,7 @@ def fused_confidence(estimator, ensemble, levels=None):
     >>> fused_confidence(None, None, [np.array([[0, 0, 1]]), np.array([[0, 0, 0]])])[0].tolist()
     [[0.0, 0.5, 0.5]]
     """
-    if getattr(estimator, "memberships_", None) is not None:
+    if estimator is not None and estimator.capabilities.soft:
         from segensemble.pipeline import confidence_map
 
         return confidence_map(estimator, ensemble, "max"), "memberships"

@@ -339,15 +339,15 @@ def fuse(
     cls = consensus.get(method)
     if confidence is not None:
         _check_output(confidence, (".png", ".npy"), "--confidence")
-        if not cls.gives_memberships:
+        if not cls.capabilities.soft:
             raise InputError(
                 f"--confidence: method {method!r} gives no memberships; use one of "
                 f"{', '.join(consensus.soft_methods())}"
             )
         if confidence_kind not in ("max", "entropy"):
             raise InputError(f"--confidence-kind: expected 'max' or 'entropy', got {confidence_kind!r}")
-    if explain and not hasattr(cls, "top_features"):
-        explainers = [name for name in consensus.available() if hasattr(consensus.get(name), "top_features")]
+    if explain and not cls.capabilities.feature_weights:
+        explainers = [name for name in consensus.available() if consensus.get(name).capabilities.feature_weights]
         raise InputError(f"--explain: method {method!r} gives no feature weights; use one of {', '.join(explainers)}")
     k = segensemble._validation.check_n_segments(n_segments, "--n-segments")
     params = recipe_params

@@ -218,15 +218,8 @@ def fuse(
     if not segs:
         raise InputError("segmentations: expected at least one segmentation, got none")
     k = check_n_segments(n_segments)
-    cls = consensus.get(method)
+    est = consensus.make(method, k, random_state=random_state, **params)
     ens = Ensemble.from_segmentations(segs, image=image)
-    kwargs = dict(params)
-    if "random_state" in cls().get_params():
-        kwargs["random_state"] = random_state
-    try:
-        est = cls(n_clusters=k, **kwargs)
-    except TypeError as exc:
-        raise InputError(f"params: {method}: {exc}") from exc
     if agree is not False and agree is not None:
         from segensemble.consensus.agreement import CAP
 
@@ -269,7 +262,7 @@ def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:
     """
     from segensemble import consensus
 
-    mem = getattr(estimator, "memberships_", None)
+    mem = getattr(estimator, "memberships_", None) if estimator.capabilities.soft else None
     if mem is None:
         raise InputError(
             f"confidence: method {type(estimator).__name__} gives no memberships; "
