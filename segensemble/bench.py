@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -18,116 +18,70 @@ from segensemble._atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble._validation import check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError
+from segensemble.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
 
-__all__ = [
-    "BenchConfig", "run_bench", "hierarchy_levels", "fused_confidence", "SCORE_KEYS", "HIERARCHY_THRESHOLDS",
-    "HIERARCHY_K",
-]
+__all__ = ["BenchConfig", "run_bench", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
 
 SCORE_KEYS = ("covering", "pri", "voi", "f", "n_segments")
-#: Cut heights of the boundary-merge hierarchy written as the ``segs`` sweep.
-HIERARCHY_THRESHOLDS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
-#: Numbers of regions of the sweep for the other consensus methods.
-HIERARCHY_K = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50)
 
 
 @dataclass
 class BenchConfig:
     """What a bench run computes; its hash decides whether stored results are reused.
 
-    Built from a recipe with :meth:`from_recipe`; ``hierarchy`` adds the sweep
-    over the number of regions (a BSDS ``segs`` cell per image, scored for
-    ODS / OIS / best).
+    Built from a recipe with :meth:`from_recipe`; ``hierarchy`` adds the
+    hierarchy (a BSDS ``segs`` cell per image, scored for ODS / OIS / best).
+    ``seed`` is the deprecated name of ``random_state``.
     """
 
     segmenters: list = field(default_factory=lambda: ["slic", "felzenszwalb"])
     method: str = "eac"
     n_segments: object = "auto"
-    seed: int = 0
+    random_state: int = 0
     params: dict = field(default_factory=dict)
     postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
     hierarchy: bool = True
     recipe: str = ""
     max_pixels: int = 3_000_000
     downscale: bool = False
+    seed: InitVar[int | None] = None
+
+    def __post_init__(self, seed):
+        if seed is not None:
+            _deprecated("BenchConfig(seed=...)", "random_state")
+            self.random_state = seed
 
     @classmethod
-    def from_recipe(cls, recipe, *, seed: int = 0, hierarchy: bool = True, max_pixels: int = 3_000_000,
-                    downscale: bool = False) -> BenchConfig:
+    def from_recipe(cls, recipe, *, random_state: int = 0, hierarchy: bool = True, max_pixels: int = 3_000_000,
+                    downscale: bool = False, seed: int | None = None) -> BenchConfig:
+        if seed is not None:
+            _deprecated("BenchConfig.from_recipe(seed=...)", "random_state")
+            random_state = seed
         return cls(segmenters=list(recipe.segmenters), method=recipe.method, n_segments=recipe.n_segments,
-                   seed=seed, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
+                   random_state=random_state, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
                    hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}", max_pixels=max_pixels,
                    downscale=downscale)
+
+    def to_recipe(self):
+        """The recipe this configuration applies."""
+        from segensemble.recipes import Recipe
+
+        name, _, version = self.recipe.partition("@")
+        return Recipe(name=name or "bench", version=version, segmenters=tuple(self.segmenters), method=self.method,
+                      n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess))
 
     def key(self) -> str:
         return settings_key(self)
 
 
+def _deprecated(old: str, new: str) -> None:
+    import warnings
+
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
+
+
 def _image_seed(seed: int, image_id: str) -> int:
     return int(np.random.SeedSequence([int(seed), zlib.crc32(image_id.encode())]).generate_state(1)[0])
-
-
-def hierarchy_levels(estimator, ensemble, config: BenchConfig, image) -> list:
-    """The sweep of fused segmentations written as the hierarchical result.
-
-    The boundary-merge hierarchy is cut at :data:`HIERARCHY_THRESHOLDS`
-    (coarser with every level); other methods are refit for every K in
-    :data:`HIERARCHY_K` (capped by the number of atoms). Every level is
-    post-processed like the single result.
-
-    Examples
-    --------
-    >>> from segensemble import Ensemble, consensus
-    >>> a = np.array([[0, 0, 1, 1]] * 2); b = np.array([[0, 0, 0, 1]] * 2)
-    >>> ens = Ensemble.from_segmentations([a, a, b])
-    >>> est = consensus.get("merge")().fit(ens)
-    >>> len(hierarchy_levels(est, ens, BenchConfig(method="merge"), None))
-    19
-    """
-    from segensemble import consensus
-    from segensemble.consensus.merging import cut_hierarchy
-    from segensemble.postprocess import postprocess
-
-    post = dict(config.postprocess)
-    if estimator.capabilities.hierarchy:
-        n = ensemble.n_objects
-        cuts = [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
-    else:
-        cuts = [consensus.make(config.method, min(k, ensemble.n_objects), random_state=config.seed,
-                               **config.params).fit(ensemble).labels_ for k in HIERARCHY_K]
-    return [postprocess(ensemble.to_image(c), image, **post) for c in cuts]
-
-
-def fused_confidence(estimator, ensemble, levels=None):
-    """The per-pixel confidence map written for the report, and its kind.
-
-    A soft method's largest fused membership (``'memberships'``, see
-    :func:`segensemble.confidence_map`); otherwise, with a hierarchy, the
-    share of its levels in which a pixel lies on a region boundary
-    (``'hierarchy'``: an ultrametric contour map sampled at the cuts, high
-    where the boundary survives coarse cuts); else ``(None, None)``.
-
-    Examples
-    --------
-    >>> fused_confidence(None, None, [np.array([[0, 0, 1]]), np.array([[0, 0, 0]])])[0].tolist()
-    [[0.0, 0.5, 0.5]]
-    """
-    if estimator is not None and estimator.capabilities.soft:
-        from segensemble.pipeline import confidence_map
-
-        return confidence_map(estimator, ensemble, "max"), "memberships"
-    if not levels:
-        return None, None
-    acc = np.zeros(levels[0].shape)
-    for lab in levels:
-        edge = np.zeros(lab.shape, dtype=bool)
-        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
-        edge[:, 1:] |= dx
-        edge[:, :-1] |= dx
-        edge[1:, :] |= dy
-        edge[:-1, :] |= dy
-        acc += edge
-    return acc / len(levels), "hierarchy"
 
 
 def _evaluate(labels, gt) -> dict:
@@ -142,61 +96,45 @@ def _inputs(ds, split: str, image_id: str) -> dict:
 
 
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
-    """Segment, fuse and score one image; write its fused PNG, hierarchy .mat and JSON."""
-    import cv2
-
+    """Segment, fuse and score one image (the recipe runner); write its fused PNG, hierarchy .mat and JSON."""
     from segensemble.datasets import BSDS500
     from segensemble.io import read_ground_truth, write_image, write_labels, write_segmentations
-    from segensemble.pipeline import fuse, load_image, run_segmenters, upscale_labels
-    from segensemble.postprocess import postprocess
+    from segensemble.runner import run_recipe
 
     start = time.perf_counter()
     ds = BSDS500(root)
-    work, original = load_image(ds.image_path(split, image_id), config.max_pixels, downscale=config.downscale)
+    result = run_recipe(ds.image_path(split, image_id), config.to_recipe(), random_state=config.random_state,
+                        segmenter_rng=_image_seed(config.random_state, image_id), hierarchy=config.hierarchy,
+                        confidence="auto", max_pixels=config.max_pixels, downscale=config.downscale)
+    original = result.downscaled_from
     gt_limit = config.max_pixels if original is None else original[0] * original[1]  # the image's own size
     gt = read_ground_truth(ds.ground_truth_path(split, image_id), max_pixels=gt_limit)
-    shape = work.shape[:2] if original is None else tuple(original)
-    if gt.segmentations[0].shape != shape:
-        raise InputError(
-            f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.segmentations[0].shape} "
-            f"does not match the image {shape}"
-        )
-    segs = run_segmenters(work, config.segmenters, rng=_image_seed(config.seed, image_id))
-    fused, est, ens = fuse(
-        segs, config.method, config.n_segments, image=work, random_state=config.seed,
-        return_estimator=True, **config.params,
-    )
-    fused = postprocess(fused, work, **config.postprocess)
-    levels = hierarchy_levels(est, ens, config, work) if config.hierarchy else None
-    conf, conf_kind = fused_confidence(est, ens, levels)
-    member_labels = [s.labels for s in segs]
-    if original is not None:  # scored and written at the ground truth's size
-        fused = upscale_labels(fused, original)
-        levels = None if levels is None else [upscale_labels(lab, original) for lab in levels]
-        member_labels = [upscale_labels(lab, original) for lab in member_labels]
-        conf = None if conf is None else cv2.resize(conf, original[::-1], interpolation=cv2.INTER_LINEAR)
+    if gt.segmentations[0].shape != result.labels.shape:
+        raise InputError(f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.segmentations[0].shape} "
+                         f"does not match the image {result.labels.shape}")
+    member_labels = [result.at_input_size(s.labels) for s in result.members]
     out = Path(out_dir)
-    if levels:
-        write_segmentations(out / "segs" / f"{image_id}.mat", levels)
+    if result.levels:
+        write_segmentations(out / "segs" / f"{image_id}.mat", result.levels)
     write_segmentations(out / "members" / f"{image_id}.mat", member_labels)
-    if conf is not None:
-        write_image(out / "confidence" / f"{image_id}.png", conf)
-    result = {
+    if result.confidence is not None:
+        write_image(out / "confidence" / f"{image_id}.png", result.confidence)
+    record = {
         "id": image_id,
         "config": config.key(),
         "inputs": input_digests(_inputs(ds, split, image_id)),
         "members": {spec: _evaluate(lab, gt) for spec, lab in zip(config.segmenters, member_labels)},
-        "fused": _evaluate(fused, gt),
-        "n_segments": {"fused": int(fused.max()) + 1,
+        "fused": _evaluate(result.labels, gt),
+        "n_segments": {"fused": int(result.labels.max()) + 1,
                        **{spec: int(len(np.unique(lab))) for spec, lab in zip(config.segmenters, member_labels)}},
-        "n_atoms": ens.n_objects,
-        "confidence": conf_kind,
+        "n_atoms": result.ensemble.n_objects,
+        "confidence": result.confidence_kind,
         "downscaled_from": None if original is None else list(original),
         "seconds": time.perf_counter() - start,
     }
-    write_labels(out / "fused" / f"{image_id}.png", fused)
-    atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(result, indent=1))
-    return result
+    write_labels(out / "fused" / f"{image_id}.png", result.labels)
+    atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(record, indent=1))
+    return record
 
 
 def _summarise(results: list[dict], config: BenchConfig) -> dict:
@@ -237,11 +175,12 @@ def run_bench(
     bsds=None,
     split: str = "test",
     config: BenchConfig | None = None,
-    jobs: int = 1,
+    n_jobs: int = 1,
     limit: int | None = None,
     synthetic_images: int = 10,
     progress=None,
     scheduler: str | None = None,
+    jobs: int | None = None,
 ) -> dict:
     """Segment, fuse and score every image of a dataset.
 
@@ -262,8 +201,8 @@ def run_bench(
     config : BenchConfig, optional
         Segmenters, consensus method, number of regions, seed, post-processing
         (:meth:`BenchConfig.from_recipe`).
-    jobs : int, default 1
-        Parallel worker processes.
+    n_jobs : int, default 1
+        Parallel worker processes (``jobs``: its deprecated name).
     limit : int, optional
         Only the first ``limit`` images (sorted ids).
     synthetic_images : int, default 10
@@ -289,15 +228,15 @@ def run_bench(
     """
     from segensemble.datasets import BSDS500, make_synthetic_dataset
 
-    from segensemble.recipes import Recipe
-
     config = config or BenchConfig()
-    config.seed = check_int(config.seed, "seed", minimum=0, maximum=2**32 - 1)
+    if jobs is not None:
+        _deprecated("run_bench(jobs=...)", "n_jobs")
+        n_jobs = jobs
+    config.random_state = check_int(config.random_state, "random_state", minimum=0, maximum=2**32 - 1)
     config.max_pixels = check_int(config.max_pixels, "max_pixels", minimum=1)
-    Recipe(name=config.recipe or "bench", version="", segmenters=tuple(config.segmenters), method=config.method,
-           n_segments=config.n_segments, params=config.params, postprocess=config.postprocess).validate()
+    config.to_recipe().validate()
     config.n_segments = check_n_segments(config.n_segments)
-    jobs = check_int(jobs, "jobs", minimum=1)
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     out = Path(out_dir)
     check_output_path(out, "--out", folder=True)
     check_scheduler(scheduler)
@@ -322,7 +261,7 @@ def run_bench(
     if progress:
         progress(len(done), len(ids))
     new, failures = run_tasks(
-        _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=jobs, progress=progress,
+        _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=n_jobs, progress=progress,
         done_before=len(done), scheduler=scheduler,
     )
     done.update(new)
@@ -345,7 +284,7 @@ def run_bench(
 
         gt_dir = Path(ds.data) / "groundTruth" / split
         h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"), max_pixels=None,
-                          jobs=jobs, subset=limit is not None, scheduler=scheduler)
+                          n_jobs=n_jobs, subset=limit is not None, scheduler=scheduler)
         summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
                                 "official_files": str(out / "eval_hierarchy")}
     atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))

@@ -28,6 +28,8 @@ __all__ = [
     "check_mat_limit",
     "check_label_file",
     "read_image",
+    "decode_image",
+    "mat_variable_names",
     "read_labels",
     "read_segmentations",
     "read_ucm2",
@@ -170,12 +172,20 @@ def _quiet_imdecode(data: np.ndarray, flags: int):
         cvlog.setLogLevel(level)
 
 
-def _decode(path: Path, *, max_pixels=None, reduce: int = 1) -> np.ndarray:
-    """Decode an image file (channels RGB[A]); the size its header declares is checked first.
+def decode_image(path, *, max_pixels=None, reduce: int = 1) -> np.ndarray:
+    """Decode an image file as stored (uint8/uint16, gray, RGB or RGBA); the size its header declares is checked first.
 
     ``reduce`` (2, 4 or 8) decodes at that fraction of the size, as 8-bit
     colour (JPEG decodes directly at the reduced size).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.ones((4, 6, 3)))
+    >>> decode_image(p).dtype, decode_image(p).shape
+    (dtype('uint8'), (4, 6, 3))
     """
+    path = _existing(path)
     shape = image_shape(path)
     check_pixel_limit((shape[0] // reduce, shape[1] // reduce), max_pixels, str(path))
     data = np.fromfile(path, dtype=np.uint8)
@@ -217,7 +227,7 @@ def read_image(path, *, max_pixels=None) -> np.ndarray:
     (4, 5, 3)
     """
     path = _existing(path)
-    raw = _decode(path, max_pixels=max_pixels)
+    raw = decode_image(path, max_pixels=max_pixels)
     try:
         return check_image(raw)
     except InputError as exc:
@@ -287,6 +297,25 @@ def _load_mat(path: Path, max_pixels=MAX_PIXELS) -> dict:
         raise FileFormatError(f"{path}: MATLAB v7.3 files are not supported; save with -v7") from exc
     except Exception as exc:  # scipy raises many types on corrupt input
         raise FileFormatError(f"{path}: not a readable MATLAB .mat file ({type(exc).__name__}: {exc})") from exc
+
+
+def mat_variable_names(path, max_pixels=MAX_PIXELS) -> set:
+    """Names of the variables in a ``.mat`` file, after its declared sizes were checked; nothing is loaded.
+
+    Examples
+    --------
+    >>> import tempfile, os, scipy.io
+    >>> p = os.path.join(tempfile.mkdtemp(), "u.mat"); scipy.io.savemat(p, {"ucm2": np.zeros((5, 7))})
+    >>> mat_variable_names(p)
+    {'ucm2'}
+    """
+    path = _existing(path)
+    check_mat_limit(path, max_pixels)
+    try:
+        return {name for name, _, _ in scipy.io.whosmat(str(path))}
+    except Exception:
+        _load_mat(path, None)  # raises a FileFormatError naming the file
+        raise
 
 
 def _cell_arrays(value, path: Path, key: str) -> list:
@@ -387,7 +416,7 @@ def read_labels(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
         return read_segmentations(path, max_pixels=max_pixels)[0]
     if suffix not in LABEL_SUFFIXES:
         raise FileFormatError(f"{path}: unsupported label file type {suffix!r}; expected one of {LABEL_SUFFIXES}")
-    img = _decode(path, max_pixels=max_pixels)
+    img = decode_image(path, max_pixels=max_pixels)
     if img.ndim == 3:
         flat = img.reshape(-1, img.shape[2]).astype(np.int64)
         if np.all(flat == flat[:, :1]):

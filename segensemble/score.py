@@ -103,8 +103,9 @@ def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
 
 
 def score_results(
-    results_dir, gt_dir, out_dir, *, config: ScoreConfig | None = None, jobs: int = 1,
+    results_dir, gt_dir, out_dir, *, config: ScoreConfig | None = None, n_jobs: int = 1,
     subset: bool = False, progress=None, scheduler: str | None = None, max_pixels: int | None = MAX_PIXELS,
+    jobs: int | None = None,
 ) -> dict:
     """Score every result file against its ground truth; write the official files.
 
@@ -121,8 +122,8 @@ def score_results(
     config : ScoreConfig, optional
         ``nthresh`` (99), ``what`` ('all' | 'boundary' | 'region'), ``kind``
         ('auto' | 'segs' | 'ucm2' | 'boundary'), ``max_dist`` (0.0075).
-    jobs : int, default 1
-        Worker processes.
+    n_jobs : int, default 1
+        Worker processes (``jobs``: its deprecated name).
     subset : bool, default False
         Score only the ids that have a result file (otherwise a missing result
         is a failure).
@@ -168,7 +169,12 @@ def score_results(
     config.nthresh = check_int(config.nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
     if not 0 < float(config.max_dist) < 1:
         raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
-    jobs = check_int(jobs, "jobs", minimum=1)
+    if jobs is not None:
+        import warnings
+
+        warnings.warn("score_results(jobs=...) is deprecated; use n_jobs", DeprecationWarning, stacklevel=2)
+        n_jobs = jobs
+    n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)
     check_output_path(out, "--out", folder=True)
     check_scheduler(scheduler)
@@ -187,7 +193,7 @@ def score_results(
     if progress:
         progress(len(done), len(ids))
     new, failures = run_tasks(
-        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=jobs,
+        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=n_jobs,
         progress=progress, done_before=len(done), scheduler=scheduler,
     )
     done.update(new)

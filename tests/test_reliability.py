@@ -104,7 +104,7 @@ def test_bench_never_reuses_records_of_another_dataset_with_the_same_ids(tmp_pat
     for p in sorted((fresh / "fused").iterdir()):
         assert p.read_bytes() == (shared / "fused" / p.name).read_bytes()
     # another seed is another configuration: recomputed, not reused
-    config2 = BenchConfig(**{**config.__dict__, "seed": 5})
+    config2 = BenchConfig(**{**config.__dict__, "random_state": 5})
     assert run_bench(shared, bsds=b, config=config2)["table"] == run_bench(tmp_path / "f2", bsds=b,
                                                                          config=config2)["table"]
 
@@ -451,8 +451,8 @@ def test_bench_refuses_bad_segmenter_parameters_and_seed_before_any_image(tmp_pa
     from segensemble.bench import BenchConfig, run_bench
     from segensemble.errors import InputError
 
-    with pytest.raises(InputError, match="seed"):
-        run_bench(out, config=BenchConfig(seed=-1))
+    with pytest.raises(InputError, match="random_state"):
+        run_bench(out, config=BenchConfig(random_state=-1))
     assert not out.exists()
 
 

@@ -14,6 +14,8 @@ Machine results come in the four kinds of the BSDS500 benchmark:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 from skimage.measure import label as cc_label
 
@@ -96,27 +98,20 @@ def load_result(path, kind: str = "auto", *, max_pixels=MAX_PIXELS) -> MachineRe
     >>> load_result(p).kind
     'segs'
     """
-    import scipy.io
-
-    from segensemble.io import _decode, _existing, _load_mat, check_mat_limit, read_labels, read_segmentations, read_ucm2
+    from segensemble.io import decode_image, mat_variable_names, read_labels, read_segmentations, read_ucm2
 
     if kind not in KINDS:
         raise InputError(f"kind: expected one of {KINDS}, got {kind!r}")
-    path = _existing(path)
+    path = Path(path)
     if kind == "boundary":
-        img = _decode(path, max_pixels=max_pixels).astype(np.float64)
+        img = decode_image(path, max_pixels=max_pixels).astype(np.float64)
         if img.ndim == 3:
             img = img[:, :, :3].mean(axis=2)
         top = 65535.0 if img.max() > 255 else 255.0
         return MachineResult("boundary", img / top)
     if path.suffix.lower() == ".mat":
-        check_mat_limit(path, max_pixels)
         if kind == "auto":
-            try:
-                names = {n[0] for n in scipy.io.whosmat(str(path))}
-            except Exception:
-                _load_mat(path, max_pixels)  # raises a FileFormatError naming the file
-                raise
+            names = mat_variable_names(path, max_pixels)
             if "ucm2" in names:
                 kind = "ucm2"
             elif "segs" in names:

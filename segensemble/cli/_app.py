@@ -1,0 +1,205 @@
+"""The Typer application, its consoles, error handling and the options shared by several commands.
+
+Bad input prints one ``error:`` line on stderr and exits with code 2; a
+runtime failure exits with code 1; ``--debug`` shows tracebacks.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+import segensemble
+from segensemble.errors import InputError, describe, first_line
+
+__all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
+           "MaxPixels", "Downscale", "Seed", "NThresh", "Jobs", "Params", "ResultKind", "What", "ConfidenceKind"]
+
+#: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
+#: from 0.22 on, so the classes live in different modules across the supported Typer versions).
+_UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineErrors(TyperGroup):
+    """The command group: a usage error (bad option value, unknown option, missing argument) is one line.
+
+    Click prints usage, a hint and the message on three lines; the CLI
+    contract is one ``error:`` line naming the option, exit code 2.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare command group: its help, as Click prints it
+                exc.show()
+                sys.exit(exc.exit_code)
+            print(f"error: {' '.join(exc.format_message().split())}", file=sys.stderr)
+            sys.exit(2)
+        except _ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            print("interrupted", file=sys.stderr)
+            sys.exit(130)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(
+    cls=_OneLineErrors,
+    name="segensemble",
+    help="Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+_state = {"debug": False}
+
+
+def _fail(message: str, code: int):
+    err.print(f"error: {message}", markup=False)
+    raise typer.Exit(code)
+
+
+def handle_errors(fn):
+    """Map exceptions to one stderr line and the exit codes of the CLI contract."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (InputError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
+            if _state["debug"]:
+                raise
+            _fail(first_line(exc) or type(exc).__name__, 2)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            raise typer.Exit(130)
+        except Exception as exc:  # runtime failure
+            if _state["debug"]:
+                raise
+            _fail(f"{describe(exc)} (use --debug for details)", 1)
+
+    return wrapper
+
+
+def _version(value: bool):
+    if value:
+        out.print(f"segensemble {segensemble.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show full tracebacks on errors.")] = False,
+):
+    """Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark."""
+    _state["debug"] = debug
+
+
+def with_progress(label: str, run):
+    """Call ``run(progress_callback)`` under a rich progress bar on stderr (terminals only)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+    with progress:
+        task = progress.add_task("images", total=None)
+        return run(lambda done, total: progress.update(task, completed=done, total=total))
+
+
+def exit_on_failures(failures: dict) -> None:
+    """Name every image a batch could not process on stderr and exit 1 (the others' results are kept)."""
+    if failures:
+        for image_id, msg in failures.items():
+            err.print(f"failed: {image_id}: {msg}", markup=False)
+        raise typer.Exit(1)
+
+
+def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--output") -> Path:
+    """An output file path with an allowed ending, in a location that can be written."""
+    from segensemble._validation import check_output_path
+
+    if path.suffix.lower() not in allowed:
+        endings = f"{', '.join(allowed[:-1])} or {allowed[-1]}" if len(allowed) > 1 else allowed[0]
+        raise InputError(f"{name}: expected a file ending in {endings}, got {str(path)!r}")
+    return check_output_path(path, name)
+
+
+def parse_params(items: list[str] | None) -> dict:
+    """``--param key=value`` options as a dict (values read by :func:`segensemble.specs.parse_value`)."""
+    from segensemble.specs import parse_value
+
+    params = {}
+    for item in items or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise InputError(f"--param: expected key=value, got {item!r}")
+        params[key.strip()] = parse_value(value.strip())
+    return params
+
+
+class ResultKind(str, Enum):
+    """What a result file holds."""
+
+    auto = "auto"
+    segs = "segs"
+    ucm2 = "ucm2"
+    boundary = "boundary"
+
+
+class What(str, Enum):
+    """Which benchmarks to run."""
+
+    all = "all"
+    boundary = "boundary"
+    region = "region"
+
+
+class ConfidenceKind(str, Enum):
+    """Per-pixel confidence of a soft consensus."""
+
+    max = "max"
+    entropy = "entropy"
+
+
+#: Options shared by several commands.
+MaxPixels = Annotated[
+    int, typer.Option("--max-pixels", help="Largest image, label map or ground truth read (pixels; segmenting takes "
+                                           "about 1 GB per megapixel). Larger files are refused before decoding.",
+                      min=1)
+]
+Downscale = Annotated[
+    bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
+]
+Seed = Annotated[
+    int, typer.Option("--seed", help="Random seed of segmenters and consensus (0 to 2**32 - 1).", min=0, max=2**32 - 1)
+]
+NThresh = Annotated[
+    int, typer.Option("--nthresh", help="Thresholds for ucm2 / soft boundary input (segs: one per segmentation).",
+                      min=1, max=1000)
+]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes.", min=1)]
+Params = Annotated[
+    Optional[list[str]], typer.Option("--param", "-p", help="Method parameter key=value (repeatable).")
+]

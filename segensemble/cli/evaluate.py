@@ -1,0 +1,118 @@
+"""``segensemble evaluate`` (one result) and ``segensemble score`` (a folder of results): the Berkeley benchmark."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
+                                  out, with_progress)
+from segensemble.errors import InputError
+
+
+@app.command()
+@handle_errors
+def evaluate(
+    seg: Annotated[Path, typer.Argument(
+        help="Result: label map (.png/.npy), BSDS .mat with 'segs' or 'ucm2', or a soft boundary PNG.")],
+    gt: Annotated[Path, typer.Option("--gt", help="BSDS ground-truth .mat file.")],
+    nthresh: NThresh = 99,
+    kind: Annotated[ResultKind, typer.Option("--kind", help="What the result file holds.")] = ResultKind.auto,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    max_pixels: MaxPixels = 3_000_000,
+):
+    """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI.
+
+    Several thresholds (a 'segs' cell, a ucm2, a soft boundary map) give one
+    row per threshold.
+
+    \b
+    Examples:
+      segensemble evaluate fused.png --gt groundTruth/val/3096.mat
+      segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
+    """
+    from segensemble.evaluation.benchmark import evaluate_image, load_result
+    from segensemble.io import read_ground_truth
+
+    result = load_result(seg, kind.value, max_pixels=max_pixels)
+    truth = read_ground_truth(gt, max_pixels=max_pixels)
+    shape = truth.segmentations[0].shape
+    if result.shape != shape:
+        raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {shape}")
+    ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary")
+    rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
+    if as_json:
+        out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
+        return
+    cols = ["threshold", "recall", "precision", "f"] + (["covering", "pri", "voi"] if ev.region is not None else [])
+    table = Table(*["t", "R", "P", "F", "covering", "PRI", "VOI"][: len(cols)])
+    for row in rows:
+        table.add_row(*[f"{row[c]:.4g}" if c == "threshold" else f"{row[c]:.4f}" for c in cols])
+    out.print(table)
+
+
+def print_scores(summary: dict) -> None:
+    """The dataset table of a ``score`` summary: ODS / OIS / AP or best, per measure."""
+    table = Table(title=f"{summary['n_images']} images", title_justify="left")
+    for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
+        table.add_column(col)
+    if "boundary" in summary:
+        b = summary["boundary"]
+        table.add_row("boundary F", f"{b['ods']['f']:.4f}", f"{b['ois']['f']:.4f}", f"{b['ap']:.4f}",
+                      f"{b['ods']['threshold']:.4g}")
+    if "region" in summary:
+        rg = summary["region"]
+        table.add_row("covering", f"{rg['covering']['ods']:.4f}", f"{rg['covering']['ois']:.4f}",
+                      f"{rg['covering']['best']:.4f}", f"{rg['covering']['ods_threshold']:.4g}")
+        table.add_row("PRI", f"{rg['pri']['ods']:.4f}", f"{rg['pri']['ois']:.4f}", "", f"{rg['pri']['ods_threshold']:.4g}")
+        table.add_row("VOI", f"{rg['voi']['ods']:.4f}", f"{rg['voi']['ois']:.4f}", "", f"{rg['voi']['ods_threshold']:.4g}")
+    out.print(table)
+
+
+@app.command()
+@handle_errors
+def score(
+    results_dir: Annotated[Path, typer.Argument(help="Folder of results: <id>.mat (segs/ucm2), <id>.png or <id>.npy.")],
+    gt: Annotated[Path, typer.Option("--gt", help="Folder of BSDS ground truth <id>.mat; its ids are scored.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Output folder for the official eval_*.txt files and more.")],
+    nthresh: NThresh = 99,
+    what: Annotated[What, typer.Option("--what", help="Benchmarks to run.")] = What.all,
+    kind: Annotated[ResultKind, typer.Option("--kind", help="What the result files hold.")] = ResultKind.auto,
+    jobs: Jobs = 1,
+    plot: Annotated[Optional[Path], typer.Option(
+        "--plot", help="Write the precision/recall figure (needs the 'plot' extra).")] = None,
+    subset: Annotated[bool, typer.Option(
+        "--subset", help="Score only the ids that have a result file (else missing ones fail).")] = False,
+    max_pixels: MaxPixels = 3_000_000,
+):
+    """Berkeley benchmark of a folder of results: the official output files.
+
+    Writes eval_bdry.txt, eval_bdry_img.txt, eval_bdry_thr.txt, eval_cover.txt,
+    eval_cover_img.txt, eval_cover_th.txt, eval_RI_VOI.txt, eval_RI_VOI_thr.txt
+    (same columns as the official benchmark), summary.json and per_image.csv.
+    Per-image results are kept; a re-run resumes. Failed images are reported at
+    the end (exit code 1), the others are still scored.
+
+    \b
+    Example:
+      segensemble score results/ --gt BSDS500/data/groundTruth/test --out eval/ --nthresh 99 --jobs 2 --plot pr.png
+    """
+    from segensemble.score import ScoreConfig, score_results
+
+    if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    config = ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value)
+    summary = with_progress("score", lambda cb: score_results(results_dir, gt, out_dir, config=config, n_jobs=jobs,
+                                                              subset=subset, progress=cb, max_pixels=max_pixels))
+    print_scores(summary)
+    out.print(f"results: {out_dir}", markup=False)
+    if plot is not None and "pr_curve" in summary:
+        from segensemble.evaluation.plot import plot_pr
+
+        c = summary["pr_curve"]
+        plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
+    exit_on_failures(summary["failures"])

@@ -1,0 +1,201 @@
+"""``segensemble fuse``: fuse several segmentations of one image (a thin caller of the recipe runner)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from segensemble.cli._app import (ConfidenceKind, Downscale, MaxPixels, Params, Seed, app, check_output, err,
+                                  handle_errors, out, parse_params)
+from segensemble.cli.segment import announce_downscale
+from segensemble.errors import InputError
+
+DEFAULT_SEGMENTERS = "slic,felzenszwalb"
+DEFAULT_METHOD = "eac"
+
+
+def _recipe(recipe, segmenters, method, n_segments, param):
+    """The recipe to apply: a named or file recipe with the command-line overrides, or one made of the options."""
+    from segensemble._validation import check_n_segments
+    from segensemble.recipes import Recipe, load_recipe
+    from segensemble.specs import parse_segmenter_list
+
+    specs = None if segmenters is None else parse_segmenter_list(segmenters)
+    if recipe is not None:
+        chosen = load_recipe(recipe).with_overrides(segmenters=specs, method=method, n_segments=n_segments,
+                                                    params=parse_params(param)).validate()
+    else:
+        chosen = Recipe(name="command line", version="", segmenters=tuple(specs or
+                                                                           parse_segmenter_list(DEFAULT_SEGMENTERS)),
+                        method=method or DEFAULT_METHOD, n_segments=n_segments or "auto", params=parse_params(param))
+    check_n_segments(chosen.n_segments, "--n-segments")
+    return chosen
+
+
+def _check_options(chosen, confidence, explain) -> None:
+    from segensemble import consensus
+
+    cls = consensus.get(chosen.method)
+    if confidence is not None:
+        check_output(confidence, (".png", ".npy"), "--confidence")
+        if not cls.capabilities.soft:
+            raise InputError(f"--confidence: method {chosen.method!r} gives no memberships; use one of "
+                             f"{', '.join(consensus.soft_methods())}")
+    if explain and not cls.capabilities.feature_weights:
+        explainers = [name for name in consensus.available() if consensus.get(name).capabilities.feature_weights]
+        raise InputError(f"--explain: method {chosen.method!r} gives no feature weights; use one of "
+                         f"{', '.join(explainers)}")
+
+
+def _inputs(paths, image, max_pixels):
+    """The label maps given on the command line (all of one shape) and the optional image of the same shape."""
+    from segensemble.io import read_image, read_segmentations
+
+    segs = [s for p in paths for s in read_segmentations(p, max_pixels=max_pixels)]
+    shape = segs[0].shape
+    for p, s in zip(paths, segs):
+        if s.shape != shape:
+            raise InputError(f"{p}: segmentation shape {s.shape} differs from {paths[0]}'s {shape}")
+    img = None
+    if image is not None:
+        img = read_image(image, max_pixels=max_pixels)
+        if img.shape[:2] != shape:
+            raise InputError(f"--image: {image} has shape {img.shape[:2]}, the segmentations {shape}")
+    return segs, img
+
+
+def _diagnostics(result, cap) -> None:
+    from segensemble import Ensemble
+    from segensemble.evaluation import ensemble_stability
+
+    before = ensemble_stability(Ensemble.from_segmentations(result.members))
+    err.print(f"{len(result.members)} members, {result.ensemble.n_objects} atoms; ensemble stability (mean pairwise "
+              f"Jaccard) {before:.4f}", markup=False)
+    if cap is not None:
+        h = cap.objective_history_
+        err.print(f"after --agree: stability {ensemble_stability(result.ensemble):.4f}; agreement objective "
+                  f"{h[0]:.4f} -> {h[-1]:.4f} ({cap.n_moves_} moves, {cap.n_rounds} rounds)", markup=False)
+
+
+def _write_confidence(path: Path, conf, kind: str) -> None:
+    import numpy as np
+
+    from segensemble.io import write_array, write_image
+
+    if path.suffix.lower() == ".npy":
+        write_array(path, conf.astype(np.float32))
+    else:
+        write_image(path, conf)
+    err.print(f"confidence ({kind}): mean {conf.mean():.3f}, {np.mean(conf < 0.5):.1%} of pixels below 0.5 "
+              f"-> {path}", markup=False)
+
+
+def _print_explanation(est, labels) -> None:
+    """A table: every fused region, its share of the pixels and its top features (Delta*)."""
+    import numpy as np
+    from rich.table import Table
+
+    table = Table(title="fused regions and the features that define them (feature weights)")
+    for col in ("region", "pixels", "top features"):
+        table.add_column(col)
+    counts = np.bincount(labels.ravel(), minlength=est.n_clusters_)
+    for c, feats in enumerate(est.top_features(3)):
+        table.add_row(str(c), f"{counts[c] / labels.size:.1%}", ", ".join(f"{name} {w:.2f}" for name, w in feats))
+    out.print(table)
+
+
+def _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale) -> None:
+    """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
+    from segensemble._validation import check_distinct_paths
+    from segensemble.imagesize import check_image_file
+    from segensemble.io import check_label_file
+
+    check_output(output)
+    if inputs:
+        for p in paths:
+            check_label_file(p, max_pixels)
+    elif len(paths) != 1:
+        raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
+    else:
+        check_image_file(paths[0], max_pixels, downscale=downscale)
+    check_distinct_paths({"--output": output, "--confidence": confidence},
+                         {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image})
+
+
+@app.command()
+@handle_errors
+def fuse(
+    paths: Annotated[list[Path], typer.Argument(
+        help="One image to segment and fuse; with --inputs, the segmentations to fuse.", show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Fused label map to write (.png, .npy or .mat).")],
+    inputs: Annotated[bool, typer.Option(
+        "--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them.")] = False,
+    segmenters: Annotated[Optional[str], typer.Option(
+        "--segmenters", "-s", help="Comma-separated segmenters with optional parameters, e.g. "
+        "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")] = None,
+    method: Annotated[Optional[str], typer.Option(
+        "--method", "-m", help="Consensus method (see 'segensemble methods'; default: eac, or the recipe's).")] = None,
+    n_segments: Annotated[Optional[str], typer.Option(
+        "--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")] = None,
+    param: Params = None,
+    recipe: Annotated[Optional[str], typer.Option(
+        "--recipe", "-r", help="A recipe (see 'segensemble recipes'; pin a version as NAME@VERSION): its ensemble, "
+        "method, parameters and post-processing; -s/-m/-k/-p override it.")] = None,
+    image: Annotated[Optional[Path], typer.Option(
+        "--image", help="With --inputs: the image, for methods that use image features.")] = None,
+    seed: Seed = 0,
+    confidence: Annotated[Optional[Path], typer.Option(
+        "--confidence", help="Also write a per-pixel confidence map (.png, 0-255 gray, or .npy, float) - soft "
+        "methods only (see 'segensemble methods').")] = None,
+    confidence_kind: Annotated[ConfidenceKind, typer.Option(
+        "--confidence-kind", help="Largest membership, or 1 - normalised entropy.")] = ConfidenceKind.max,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Print the top image features of every fused region (ecbpce, cbpce).")] = False,
+    agree: Annotated[bool, typer.Option(
+        "--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words).")] = False,
+    words: Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)] = 32,
+    max_pixels: MaxPixels = 3_000_000,
+    downscale: Downscale = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")] = False,
+):
+    """Fuse several segmentations of one image into one label map.
+
+    \b
+    Examples:
+      segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k auto -o fused.png
+      segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
+      segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
+      segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
+      segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
+      segensemble fuse photo.jpg --recipe default@3 -o fused.png
+    """
+    _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale)
+    chosen = _recipe(recipe, segmenters, method, n_segments, param)
+    _check_options(chosen, confidence, explain)
+    from segensemble.io import write_labels
+    from segensemble.runner import run_recipe
+
+    members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
+    if agree and img is None:
+        raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
+    cap = None
+    if agree:
+        from segensemble.consensus.agreement import CAP
+
+        cap = CAP(n_words=words, random_state=seed)
+    result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
+                        downscale=downscale, confidence=None if confidence is None else confidence_kind.value)
+    if result.image is not None and not inputs:
+        announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
+    if verbose:
+        _diagnostics(result, cap)
+    write_labels(output, result.labels)
+    err.print(f"fused {len(result.members)} segmentations ({result.ensemble.n_objects} atoms) with {chosen.method} "
+              f"into {int(result.labels.max()) + 1} regions -> {output}", markup=False)
+    if explain:
+        _print_explanation(result.estimator, result.labels)
+    if confidence is not None:
+        _write_confidence(confidence, result.confidence, confidence_kind.value)

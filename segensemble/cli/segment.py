@@ -1,0 +1,70 @@
+"""``segensemble segment``: one segmenter on one image."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from segensemble.cli._app import Downscale, MaxPixels, Seed, app, check_output, err, handle_errors, parse_params
+
+IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+
+
+def announce_downscale(path, original, shape, max_pixels) -> None:
+    """Say on stderr that an image was processed downscaled (and its results upscaled back)."""
+    if original is not None:
+        err.print(f"{path}: downscaled from {original[1]}x{original[0]} to {shape[1]}x{shape[0]} "
+                  f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
+
+
+@app.command()
+@handle_errors
+def segment(
+    image: Annotated[Path, typer.Argument(help="Image to segment.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Label map to write (.png, .npy or .mat).")],
+    method: Annotated[str, typer.Option("--method", "-m", help="Segmenter (see 'segensemble methods').")] = "slic",
+    n_segments: Annotated[
+        Optional[int], typer.Option("--n-segments", "-k", help="Number of regions, for segmenters that take it.", min=1)
+    ] = None,
+    param: Annotated[
+        Optional[list[str]], typer.Option("--param", "-p", help="Segmenter parameter key=value (repeatable).")
+    ] = None,
+    overlay: Annotated[
+        Optional[Path], typer.Option("--overlay", help="Also write the image with the region boundaries drawn on it.")
+    ] = None,
+    seed: Seed = 0,
+    max_pixels: MaxPixels = 3_000_000,
+    downscale: Downscale = False,
+):
+    """Segment one image with one segmenter.
+
+    \b
+    Examples:
+      segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
+      segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
+    """
+    from segensemble._validation import check_distinct_paths
+    from segensemble.imagesize import check_image_file
+
+    check_output(output)
+    check_image_file(image, max_pixels, downscale=downscale)  # a bomb is refused before anything heavy is imported
+    if overlay is not None:
+        check_output(overlay, IMAGE_OUTPUTS, "--overlay")
+    check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
+    from segensemble import segmenters
+    from segensemble.io import write_image, write_labels
+    from segensemble.runner import segment_image
+
+    segmenters.get(method)
+    params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
+    seg, labels, img, original = segment_image(image, method, random_state=seed, max_pixels=max_pixels,
+                                               downscale=downscale, **params)
+    announce_downscale(image, original, img.shape, max_pixels)
+    write_labels(output, labels)
+    if overlay is not None:  # drawn at the size that was segmented
+        from segensemble.report import draw_boundaries
+
+        write_image(overlay, draw_boundaries(img, seg.labels))
+    err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

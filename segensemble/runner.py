@@ -1,0 +1,292 @@
+"""The image pipeline, written once: apply a recipe to one image and return everything it made.
+
+Every caller — ``segensemble fuse``, ``segensemble bench`` (local and Dask),
+:func:`segensemble.fuse` and vision pipelines — goes through
+:func:`run_recipe`: pixel limit (refuse or downscale) → members (segmenters,
+or label maps given) → optional agreement (CAP) → consensus → post-processing
+→ hierarchy → confidence → back to the input's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from segensemble.errors import InputError
+from segensemble.imagesize import MAX_PIXELS, load_image, upscale_labels
+
+__all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence", "HIERARCHY_THRESHOLDS",
+           "HIERARCHY_K", "CONFIDENCE_KINDS"]
+
+#: Cut heights of a merge-tree hierarchy (methods with ``capabilities.hierarchy``), coarser with each level.
+HIERARCHY_THRESHOLDS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
+#: Numbers of regions of the hierarchy of the other consensus methods (one fit per level).
+HIERARCHY_K = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50)
+#: ``confidence=``: a soft method's largest membership or 1 - normalised entropy; 'auto': the largest membership
+#: for soft methods, else the share of hierarchy levels in which a pixel is a boundary.
+CONFIDENCE_KINDS = ("max", "entropy", "auto")
+
+
+@dataclass
+class FusionResult:
+    """Everything :func:`run_recipe` made for one image.
+
+    Attributes
+    ----------
+    labels : (H, W) int32 array
+        The fused, post-processed segmentation at the input's size.
+    members : list of Segmentation
+        The ensemble's members, at the size that was processed.
+    ensemble : Ensemble
+        The atoms the consensus saw (the agreed ensemble after CAP).
+    estimator : fitted consensus estimator
+    recipe : Recipe
+        The recipe that was applied (with any overrides).
+    levels : list of (H, W) int32 arrays or None
+        The hierarchy (``hierarchy=True``): post-processed segmentations,
+        coarser with each level, at the input's size.
+    confidence : (H, W) float array or None
+        Per-pixel confidence in [0, 1] at the input's size (``confidence=``).
+    confidence_kind : str or None
+        'max' or 'entropy' (memberships), or 'hierarchy' (boundary persistence).
+    downscaled_from : (H, W) or None
+        The input's shape when it was processed downscaled (``downscale=True``).
+    image : (h, w, 3) float array or None
+        The processed image.
+    """
+
+    labels: np.ndarray
+    members: list
+    ensemble: object
+    estimator: object
+    recipe: object
+    levels: list | None = None
+    confidence: np.ndarray | None = None
+    confidence_kind: str | None = None
+    downscaled_from: tuple | None = None
+    image: np.ndarray | None = field(default=None, repr=False)
+
+    def at_input_size(self, labels) -> np.ndarray:
+        """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""
+        return labels if self.downscaled_from is None else upscale_labels(labels, self.downscaled_from)
+
+
+def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_state=None) -> list:
+    """The sweep of fused object labellings written as the hierarchy, coarser with each level.
+
+    A merge tree (``capabilities.hierarchy``) is cut at :data:`HIERARCHY_THRESHOLDS`;
+    other methods are refit for every K in :data:`HIERARCHY_K` (capped by the
+    number of atoms).
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble, consensus
+    >>> a = np.array([[0, 0, 1, 1]] * 2); b = np.array([[0, 0, 0, 1]] * 2)
+    >>> ens = Ensemble.from_segmentations([a, a, b])
+    >>> est = consensus.get("merge")().fit(ens)
+    >>> len(hierarchy_levels(est, ens, method="merge", params={}))
+    19
+    """
+    from segensemble import consensus
+    from segensemble.consensus.merging import cut_hierarchy
+
+    if estimator.capabilities.hierarchy:
+        n = ensemble.n_objects
+        return [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
+    return [consensus.make(method, min(k, ensemble.n_objects), random_state=random_state, **params).fit(ensemble)
+            .labels_ for k in HIERARCHY_K]
+
+
+def hierarchy_confidence(levels) -> np.ndarray:
+    """Share of the hierarchy's levels in which a pixel lies on a region boundary (a sampled UCM).
+
+    Examples
+    --------
+    >>> hierarchy_confidence([np.array([[0, 0, 1]]), np.array([[0, 0, 0]])]).tolist()
+    [[0.0, 0.5, 0.5]]
+    """
+    acc = np.zeros(levels[0].shape)
+    for lab in levels:
+        edge = np.zeros(lab.shape, dtype=bool)
+        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
+        edge[:, 1:] |= dx
+        edge[:, :-1] |= dx
+        edge[1:, :] |= dy
+        edge[:-1, :] |= dy
+        acc += edge
+    return acc / len(levels)
+
+
+def _members(img, recipe, members, segmenter_rng):
+    from segensemble.pipeline import run_segmenters
+
+    if members is None:
+        if img is None:
+            raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
+        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng)
+    members = list(members)
+    if not members:
+        raise InputError("members: expected at least one segmentation, got none")
+    return members
+
+
+def _consensus(segs, recipe, img, random_state, agree):
+    """Atoms of the members, optional agreement (CAP), the consensus estimator fit; (labels, estimator, ensemble)."""
+    from segensemble import consensus
+    from segensemble._validation import check_n_segments
+    from segensemble.ensemble import Ensemble
+
+    est = consensus.make(recipe.method, check_n_segments(recipe.n_segments), random_state=random_state,
+                         **recipe.params)
+    ens = Ensemble.from_segmentations(segs, image=img)
+    if agree is not False and agree is not None:
+        from segensemble.consensus.agreement import CAP
+
+        cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
+        ens = cap.fit_transform(ens, image=img)
+    est.fit(ens)
+    return ens.to_image(est.labels_), est, ens
+
+
+def _prepare_image(image, max_pixels, downscale):
+    """(working image or None, original shape if downscaled)."""
+    from pathlib import Path
+
+    from segensemble.imagesize import limit_image_size
+
+    if image is None:
+        return None, None
+    if isinstance(image, (str, Path)):
+        return load_image(image, max_pixels, downscale=downscale)
+    return limit_image_size(image, max_pixels, downscale=downscale)
+
+
+def run_recipe(
+    image=None,
+    recipe="default",
+    *,
+    members=None,
+    random_state=0,
+    segmenter_rng=None,
+    hierarchy: bool = False,
+    confidence: str | None = None,
+    agree=False,
+    postprocess: bool = True,
+    max_pixels: int | None = MAX_PIXELS,
+    downscale: bool = False,
+) -> FusionResult:
+    """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
+
+    Parameters
+    ----------
+    image : path, (H, W[, C]) array, or None
+        The image: read (header-checked first) when a path. None only with
+        ``members`` (label maps made by other tools), in which case methods
+        that use the image do without it and small regions are not merged.
+    recipe : str or Recipe, default 'default'
+        A built-in recipe (``'default'``, pinned ``'default@3'``), a recipe
+        file, or a :class:`~segensemble.recipes.Recipe` (e.g. with
+        overrides from :meth:`Recipe.with_overrides`).
+    members : sequence of Segmentation or (H, W) int arrays, optional
+        Segmentations to fuse instead of running the recipe's segmenters.
+    random_state : int or None, default 0
+        Seed of the consensus method (and of the segmenters unless
+        ``segmenter_rng`` is given).
+    segmenter_rng : int or None, optional
+        Seed of the segmenters (``bench`` derives one per image).
+    hierarchy : bool, default False
+        Also compute the hierarchy (``levels``).
+    confidence : {'max', 'entropy', 'auto'} or None
+        Also compute a confidence map ('max'/'entropy' need a soft method).
+    agree : bool or CAP, default False
+        First make the members agree (Clustering Agreement Process); needs the image.
+    postprocess : bool, default True
+        Apply the recipe's post-processing.
+    max_pixels : int or None, default :data:`segensemble.imagesize.MAX_PIXELS`
+    downscale : bool, default False
+        Process an image above ``max_pixels`` downscaled and upscale the
+        results back (otherwise it is refused).
+
+    Returns
+    -------
+    FusionResult
+
+    Examples
+    --------
+    >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
+    >>> from segensemble.recipes import Recipe
+    >>> r = Recipe("mine", "1", ("slic:n_segments=4", "felzenszwalb:scale=50"), "eac", 2)
+    >>> result = run_recipe(img, r)
+    >>> result.labels.shape, int(result.labels.max()) + 1, len(result.members)
+    ((24, 32), 2, 2)
+    """
+    from segensemble import consensus
+    from segensemble.pipeline import confidence_map
+    from segensemble.postprocess import postprocess as apply_postprocess
+    from segensemble.recipes import Recipe, load_recipe
+
+    recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    if confidence is not None and confidence not in CONFIDENCE_KINDS:
+        raise InputError(f"confidence: expected one of {', '.join(CONFIDENCE_KINDS)} or None, got {confidence!r}")
+    if confidence in ("max", "entropy") and not consensus.get(recipe.method).capabilities.soft:
+        raise InputError(f"confidence: method {recipe.method!r} gives no memberships; use one of "
+                         f"{', '.join(consensus.soft_methods())}")
+    img, original = _prepare_image(image, max_pixels, downscale)
+    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng)
+    if agree and img is None:
+        raise InputError("agree: needs the image for its visual words")
+    labels, est, ens = _consensus(segs, recipe, img, random_state, agree)
+    post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
+    if img is None:
+        post["min_size"] = 0  # no colours to merge small regions by
+    labels = apply_postprocess(labels, img, **post)
+    levels = None
+    if hierarchy:
+        cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.params, random_state=random_state)
+        levels = [apply_postprocess(ens.to_image(c), img, **post) for c in cuts]
+    conf, kind = None, None
+    if confidence in ("max", "entropy") or (confidence == "auto" and est.capabilities.soft):
+        kind = "max" if confidence == "auto" else confidence
+        conf = confidence_map(est, ens, kind)
+        kind = "memberships" if confidence == "auto" else kind
+    elif confidence == "auto" and levels:
+        conf, kind = hierarchy_confidence(levels), "hierarchy"
+    result = FusionResult(labels, segs, ens, est, recipe, levels, conf, kind, original, img)
+    if original is not None:
+        import cv2
+
+        result.labels = upscale_labels(labels, original)
+        result.levels = None if levels is None else [upscale_labels(lab, original) for lab in levels]
+        if conf is not None:
+            result.confidence = cv2.resize(conf, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
+    return result
+
+
+def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: int | None = MAX_PIXELS,
+                  downscale: bool = False, **params):
+    """One segmenter on one image, with the pipeline's pixel limit: the ``segment`` command's library call.
+
+    Returns
+    -------
+    segmentation : Segmentation
+        At the processed size.
+    labels : (H, W) int32 array
+        Its labels at the input's size (upscaled when processed downscaled).
+    image : (h, w, 3) float array
+        The processed image.
+    downscaled_from : (H, W) or None
+
+    Examples
+    --------
+    >>> img = np.zeros((16, 16, 3)); img[:, 8:] = 1
+    >>> seg, labels, _, _ = segment_image(img, "felzenszwalb", scale=50, sigma=0, min_size=4)
+    >>> seg.n_segments, labels.shape
+    (2, (16, 16))
+    """
+    from segensemble.pipeline import segment
+
+    img, original = _prepare_image(image, max_pixels, downscale)
+    seg = segment(img, method, rng=random_state, **params)
+    labels = seg.labels if original is None else upscale_labels(seg.labels, original)
+    return seg, labels, img, original
