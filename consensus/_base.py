@@ -8,9 +8,10 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from segensemble.constraints import Interval, StrOptions, ValidatedParams
 
-from segensemble.ensemble import Ensemble, check_weights
+from segensemble.ensemble import Ensemble
+from segensemble.validation import check_weights
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
@@ -91,9 +92,9 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     >>> red.weights.tolist(), inv.tolist()
     ([2.0, 1.0], [0, 0, 1])
     """
-    from segensemble.ensemble import _signature_codes
+    from segensemble.segmentation import signature_codes
 
-    key = _signature_codes([ensemble.labels[:, j] for j in range(ensemble.n_members)])
+    key = signature_codes([ensemble.labels[:, j] for j in range(ensemble.n_members)])
     inverse, _ = canonical_codes(key)
     n = int(inverse.max()) + 1
     first = np.full(n, len(inverse), dtype=np.int64)
@@ -152,7 +153,7 @@ class FitResult(NamedTuple):
     rows: dict | None = None
 
 
-class ConsensusClusterer(ClusterMixin, BaseEstimator):
+class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
     """Base of every consensus method: scikit-learn estimator conventions.
 
     Subclasses store their parameters in ``__init__``, declare

@@ -26,7 +26,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
+from segensemble.constraints import Interval, ValidatedParams
 
 from segensemble.consensus._base import seed_from
 from segensemble.ensemble import Ensemble
@@ -137,7 +137,7 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
 
     gen = np.random.default_rng(seed_from(random_state))
     if image is not None:
-        from segensemble._validation import check_image
+        from segensemble.validation import check_image
         from segensemble.features import pixel_features
 
         if ensemble.index is None:
@@ -163,7 +163,7 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
     return sp.csr_matrix((w, (np.arange(len(w)), words)), shape=(len(w), k)), words
 
 
-class CAP(BaseEstimator):
+class CAP(ValidatedParams, BaseEstimator):
     """Clustering Agreement Process: an ensemble of the same size whose members agree more.
 
     Parameters

@@ -11,7 +11,7 @@ from numbers import Integral
 
 import numpy as np
 from scipy.linalg import eigh
-from sklearn.utils._param_validation import Interval, StrOptions
+from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, fill_docstring, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans

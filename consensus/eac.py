@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sklearn.utils._param_validation import StrOptions
+from segensemble.constraints import StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
 from segensemble.consensus._linkage import LINKAGES, cut_tree, lifetime_n_clusters, weighted_linkage

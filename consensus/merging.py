@@ -16,7 +16,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer
 from segensemble.consensus._region_merger import RegionMerger
@@ -85,7 +85,7 @@ def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
     >>> pairs.tolist(), length.tolist(), vote.tolist()
     ([[0, 1], [0, 2], [1, 2]], [1.0, 2.0, 1.0], [0.5, 1.0, 0.5])
     """
-    from segensemble.segmenters._common import adjacent_pairs
+    from segensemble.adjacency import adjacent_pairs
 
     pairs, counts, d, inverse = adjacent_pairs(index, return_inverse=True)
     length = counts.astype(np.float64)
@@ -237,10 +237,10 @@ def _image_statistics(ensemble, image):
                      for c in range(pix.shape[1])], axis=1)
 
 
-def region_merger(ensemble, gradient, *, vote_weights=None, per_member: bool = False) -> RegionMerger:
+def region_merger(ensemble, gradient, *, member_weights=None, per_member: bool = False) -> RegionMerger:
     """The atoms of an image ensemble as a :class:`RegionMerger` for the learned criterion.
 
-    Border quantities: the member vote (weighted by ``vote_weights``, equal
+    Border quantities: the member vote (weighted by ``member_weights``, equal
     by default) and the mean of ``gradient``, then with ``per_member`` every
     member's separation (0/1) as further columns; region sums: Lab colour and
     standardised texture energy of ``ensemble.image`` (see
@@ -255,7 +255,7 @@ def region_merger(ensemble, gradient, *, vote_weights=None, per_member: bool = F
     >>> m.n_regions, m.border_mean(0, 1).tolist(), m.border_mean(1, 2).tolist()
     (3, [0.5, 0.0, 0.0, 1.0], [0.5, 0.0, 1.0, 0.0])
     """
-    pairs, length, vote, g = atom_adjacency(ensemble.index, ensemble.labels, gradient, member_weights=vote_weights)
+    pairs, length, vote, g = atom_adjacency(ensemble.index, ensemble.labels, gradient, member_weights=member_weights)
     border = [vote, g]
     if per_member:
         border.append((ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]).astype(np.float64))
@@ -369,7 +369,7 @@ class BoundaryMerge(ConsensusClusterer):
         """Fit on an Ensemble built from segmentations; ``gradient`` (H, W) is the image's boundary strength."""
         return super().fit(X, y, sample_weight, gradient=gradient)
 
-    def _vote_weights(self, ensemble) -> np.ndarray:
+    def _member_weights(self, ensemble) -> np.ndarray:
         m = ensemble.n_members
         if self.member_weights is None:
             return np.full(m, 1.0 / m)
@@ -392,7 +392,7 @@ class BoundaryMerge(ConsensusClusterer):
 
     def _fit(self, ensemble, gradient=None):
         n = ensemble.n_objects
-        weights = self._vote_weights(ensemble)
+        weights = self._member_weights(ensemble)
         if ensemble.index is None:  # no pixel grid: every object borders every other (average linkage on 1 - X)
             if self.criterion == "learned":
                 raise InputError("criterion: 'learned' needs an ensemble built from segmentations and the image, "
@@ -411,7 +411,7 @@ class BoundaryMerge(ConsensusClusterer):
             coefficients = _check_coefficients(self.coefficients)
             if ensemble.image is None:
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
-            merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), vote_weights=weights)
+            merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), member_weights=weights)
             return self._cut(n, merger.run(lambda m, a, b: boundary_probability(pair_features(m, a, b), coefficients),
                                         min_size=self.min_size))
         grad = self._image_gradient(ensemble, gradient) if self.gradient_weight > 0 else None

@@ -21,7 +21,7 @@ from numbers import Real
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.utils._param_validation import Interval
+from segensemble.constraints import Interval
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._linkage import cut_tree, weighted_linkage

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, collapse_duplicate_rows
 from segensemble.consensus._registry import REGISTRY

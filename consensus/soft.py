@@ -15,7 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from sklearn.utils._param_validation import Interval, StrOptions
+from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._registry import REGISTRY
