@@ -1,5 +1,5 @@
 """The consensus registry."""
 
-from segensemble._registry import Registry
+from segensemble.registry import Registry
 
 REGISTRY = Registry("consensus method")

@@ -23,7 +23,7 @@ import zlib
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
-from segensemble.errors import InputError, describe
+from segensemble.errors import InputError, describe_exception
 
 __all__ = ["fetch_bsds500", "build_manifest", "read_manifest", "verify_tree", "safe_extract", "DEFAULT_URL",
            "MAX_DOWNLOAD_BYTES", "MAX_MEMBER_BYTES", "EXTRACT_FACTOR"]
@@ -150,13 +150,13 @@ def safe_extract(archive, dest, *, name: str | None = None, max_member: int = MA
         try:
             tf = tarfile.open(archive)
         except (tarfile.TarError, OSError) as exc:
-            raise InputError(f"{label}: not a readable tar or zip archive ({describe(exc)})") from exc
+            raise InputError(f"{label}: not a readable tar or zip archive ({describe_exception(exc)})") from exc
         with tf:
             entries = [(m.name, m.isfile() or m.isdir(), m.isdir(), m.size, lambda m=m: tf.extractfile(m))
                        for m in tf.getmembers()]
             _write_members(entries, dest, label, max_member, max_total)
     except (EOFError, zlib.error, lzma.LZMAError, tarfile.TarError, zipfile.BadZipFile) as exc:
-        raise InputError(f"{label}: corrupt or truncated archive ({describe(exc)})") from exc
+        raise InputError(f"{label}: corrupt or truncated archive ({describe_exception(exc)})") from exc
 
 
 def _too_big(archive: str, what: str, size: int, limit: int) -> InputError:

@@ -10,10 +10,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble._validation import check_int, check_random_state
+from segensemble.validation import check_int, check_random_state
 from segensemble.errors import InputError
 
 __all__ = ["make_subspace_clusters", "lac", "projective_ensemble", "ENSEMBLE_KINDS"]
+
+
+def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
+    """Deprecated location of :func:`segensemble.consensus.lac.lac` (a clustering algorithm, not a dataset).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> X, _, _ = make_subspace_clusters(30, 4, 2, rng=0)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     lac(X, 2, rng=0)[1].shape
+    (2, 4)
+    """
+    import warnings
+
+    from segensemble.consensus.lac import lac as _lac
+
+    warnings.warn("segensemble.datasets.lac is deprecated; use segensemble.consensus.lac.lac", DeprecationWarning,
+                  stacklevel=2)
+    return _lac(X, n_clusters, h=h, rng=rng, max_iter=max_iter)
 
 #: Kinds of projective solutions: (soft objects, weighted features).
 ENSEMBLE_KINDS = {"E1": (False, True), "E2": (False, False), "E3": (True, True), "E4": (True, False)}
@@ -57,62 +78,6 @@ def make_subspace_clusters(n_objects: int, n_features: int, n_clusters: int, *, 
     return X, labels, relevant
 
 
-def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
-    """Locally adaptive clustering (LAC): k-means with per-cluster feature weights.
-
-    Objects go to the centroid of smallest weighted distance
-    ``sum_f w_{c,f} (x_f - m_{c,f})^2``; weights are
-    ``w_{c,f} = softmax_f(-U(c, f) / h)`` with U the mean squared deviation
-    along f in cluster c; centroids are the cluster means. Starts from K
-    random objects.
-
-    Returns
-    -------
-    labels : (n,) int array
-    weights : (K, F) array, rows summing to 1
-    centroids : (K, F) array
-
-    References
-    ----------
-    C. Domeniconi, D. Gunopulos, S. Ma, B. Yan, M. Al-Razgan, D. Papadopoulos,
-    "Locally adaptive metrics for clustering high dimensional data", Data Min.
-    Knowl. Disc. 14, 2007.
-
-    Examples
-    --------
-    >>> X, y, rel = make_subspace_clusters(90, 6, 3, rng=1)
-    >>> labels, w, _ = lac(X, 3, rng=0)
-    >>> w.shape
-    (3, 6)
-    """
-    X = np.asarray(X, dtype=np.float64)
-    n, f = X.shape
-    k = check_int(n_clusters, "n_clusters", minimum=1, maximum=n)
-    if not h > 0:
-        raise InputError(f"h: expected a positive bandwidth, got {h!r}")
-    gen = check_random_state(rng)
-    centroids = X[gen.choice(n, size=k, replace=False)].copy()
-    weights = np.full((k, f), 1.0 / f)
-    labels = np.full(n, -1)
-    for _ in range(max_iter):
-        d = np.einsum("kf,nkf->nk", weights, (X[:, None, :] - centroids[None]) ** 2)
-        new = np.argmin(d, axis=1)
-        for c in range(k):
-            if not np.any(new == c):  # an empty cluster takes the worst-fitting object
-                new[int(np.argmax(d[np.arange(n), new]))] = c
-        for c in range(k):
-            members = X[new == c]
-            centroids[c] = members.mean(axis=0)
-            U = ((members - centroids[c]) ** 2).mean(axis=0)
-            e = -U / h
-            weights[c] = np.exp(e - e.max())
-            weights[c] /= weights[c].sum()
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    return labels, weights, centroids
-
-
 def _soft_objects(X, labels, weights, k):
     """Soft memberships: inverse LAC-weighted squared distances to the cluster means, normalised."""
     means = np.stack([X[labels == c].mean(axis=0) for c in range(k)])
@@ -149,6 +114,7 @@ def projective_ensemble(X, n_clusters: int, n_solutions: int, *, kinds=("E1", "E
     >>> len(pe.gammas), float(pe.deltas[1].max())
     (4, 1.0)
     """
+    from segensemble.consensus import lac as clustering
     from segensemble.consensus.pce import ProjectiveEnsemble
 
     X = np.asarray(X, dtype=np.float64)
@@ -162,7 +128,7 @@ def projective_ensemble(X, n_clusters: int, n_solutions: int, *, kinds=("E1", "E
     gammas, deltas = [], []
     for j in range(m):
         soft, weighted = ENSEMBLE_KINDS[kinds[j * len(kinds) // m]]
-        labels, w, _ = lac(X, n_clusters, h=float(gen.uniform(*h_range)), rng=gen)
+        labels, w, _ = clustering.lac(X, n_clusters, h=float(gen.uniform(*h_range)), rng=gen)
         k = int(labels.max()) + 1
         gammas.append(_soft_objects(X, labels, w, k) if soft else np.eye(k)[labels])
         deltas.append(w[:k] if weighted else (w[:k] >= w[:k].mean(axis=1, keepdims=True)).astype(np.float64))

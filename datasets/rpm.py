@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble._validation import check_int, check_random_state
+from segensemble.validation import check_int, check_random_state
 from segensemble.errors import InputError
 
 __all__ = ["rpm_ensemble"]

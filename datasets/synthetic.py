@@ -14,8 +14,8 @@ import numpy as np
 from scipy import ndimage
 from skimage.color import lab2rgb
 
-from segensemble._atomic import atomic_write_bytes
-from segensemble._validation import check_int, check_random_state
+from segensemble.atomic import atomic_write_bytes
+from segensemble.validation import check_int, check_random_state
 from segensemble.errors import InputError
 from segensemble.io import mat_bytes
 from segensemble.evaluation.boundaries import ground_truth_boundaries

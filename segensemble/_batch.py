@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import active_children, get_context
 from pathlib import Path
 
-from segensemble.errors import InputError, describe, first_line
+from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "file_digest", "input_digests",
            "check_scheduler", "SCHEDULER_SCHEMES"]
@@ -128,8 +128,8 @@ def settings_hash(args) -> str:
     return hashlib.sha256(repr(args).encode()).hexdigest()[:12]
 
 
-def _describe(exc: BaseException) -> str:
-    return first_line(exc) if isinstance(exc, InputError) else describe(exc)
+def _failure_message(exc: BaseException) -> str:
+    return first_line(exc) if isinstance(exc, InputError) else describe_exception(exc)
 
 
 def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None,
@@ -177,7 +177,7 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
             except (KeyboardInterrupt, SystemExit):
                 raise
             except Exception as exc:  # noqa: BLE001 - reported per image
-                failures[image_id] = _describe(exc)
+                failures[image_id] = _failure_message(exc)
             tick()
         return results, failures
     others = set(active_children())  # never touch processes the caller started
@@ -244,5 +244,5 @@ def _collect(futures: dict, completed, results: dict, failures: dict, tick) -> N
         try:
             results[image_id] = fut.result()
         except Exception as exc:  # noqa: BLE001 - reported per image
-            failures[image_id] = _describe(exc)
+            failures[image_id] = _failure_message(exc)
         tick()

@@ -16,7 +16,15 @@ __all__ = ["atomic_write_bytes", "atomic_write_text", "remove_stale_temporaries"
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename)."""
+    """Write ``data`` to ``path`` atomically (temp file in the same folder + rename).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = atomic_write_bytes(Path(tempfile.mkdtemp()) / "sub" / "a.bin", b"xyz")
+    >>> p.read_bytes()
+    b'xyz'
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
@@ -39,7 +47,14 @@ def atomic_write_bytes(path, data: bytes) -> Path:
 
 
 def atomic_write_text(path, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` atomically."""
+    """Write UTF-8 ``text`` to ``path`` atomically.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> atomic_write_text(Path(tempfile.mkdtemp()) / "a.txt", "été").read_text(encoding="utf-8")
+    'été'
+    """
     return atomic_write_bytes(path, text.encode("utf-8"))
 
 

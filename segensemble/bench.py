@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble._atomic import atomic_write_text, remove_stale_temporaries
+from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
-from segensemble._validation import check_int, check_output_path, check_n_segments
+from segensemble.validation import check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError
 from segensemble.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
 
@@ -190,7 +190,7 @@ def run_bench(
         Receives ``fused/<id>.png`` (one post-processed segmentation),
         ``members/<id>.mat`` (every member's segmentation, for the report),
         ``segs/<id>.mat`` (the hierarchy, with ``config.hierarchy``),
-        ``per_image/<id>.json``, ``per_image.csv``, ``methods.txt`` (members
+        ``per_image/<id>.json``, ``methods_per_image.csv`` (every member and the fused result per image), ``methods.txt`` (members
         vs fused), ``eval_hierarchy/`` (the official benchmark files of the
         hierarchy) and ``summary.json``. Images whose result is already there
         for the same configuration are skipped (resume).
@@ -277,7 +277,7 @@ def run_bench(
         "downscaled": sum(1 for r in results if r.get("downscaled_from")),
     }
     if results:
-        atomic_write_text(out / "per_image.csv", _per_image_csv(results, config))
+        atomic_write_text(out / "methods_per_image.csv", _per_image_csv(results, config))
         _write_method_table(out / "methods.txt", summary)
     if config.hierarchy and results and not failures:
         from segensemble.score import ScoreConfig, score_results

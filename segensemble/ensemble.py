@@ -7,7 +7,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from segensemble._validation import check_image, check_label_map, describe
+from segensemble.segmentation import signature_codes
+from segensemble.validation import check_image, check_label_map, check_weights, describe_value
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation, canonical_codes
 
@@ -18,52 +19,12 @@ __all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
 DENSE_OBJECT_LIMIT = 16000
 
 
-def _signature_codes(columns: list[np.ndarray]) -> np.ndarray:
-    """Combine several label columns into one key per row (same key <=> same labels).
-
-    Keys are packed into int64 while they fit and compressed with ``np.unique``
-    otherwise, so any number of members works without overflow.
-    """
-    key = columns[0].astype(np.int64)
-    span = int(key.max()) + 1
-    for col in columns[1:]:
-        k = int(col.max()) + 1
-        if span * k >= 2**62:
-            _, key = np.unique(key, return_inverse=True)
-            key = key.ravel().astype(np.int64)
-            span = int(key.max()) + 1
-        key = key * k + col
-        span *= k
-    return key
-
-
 def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Mean of ``values`` (N, d) over the groups of ``index`` (N,), as float64."""
     agg = sp.csr_matrix(
         (np.ones(len(index)), (index, np.arange(len(index)))), shape=(n_groups, len(index))
     )
     return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
-
-
-def check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
-    """Validate ``n`` finite positive object weights as float64; errors name the parameter.
-
-    Examples
-    --------
-    >>> check_weights([1, 2], 2).tolist()
-    [1.0, 2.0]
-    >>> check_weights([1, 0], 2, "sample_weight")
-    Traceback (most recent call last):
-    ...
-    segensemble.errors.InputError: sample_weight: expected finite positive object weights, got minimum 0.0
-    """
-    w = np.asarray(weights, dtype=np.float64) if np.ndim(weights) else np.full(n, np.nan)
-    if w.shape != (n,):
-        raise InputError(f"{name}: expected shape ({n},), got {describe(weights)}")
-    if not np.all(np.isfinite(w)) or np.any(w <= 0):
-        low = np.nanmin(w) if np.any(np.isfinite(w)) else w[0]
-        raise InputError(f"{name}: expected finite positive object weights, got minimum {low}")
-    return w
 
 
 class Ensemble:
@@ -130,7 +91,7 @@ class Ensemble:
                 if mj.ndim != 2 or mj.shape[0] != n or lab[:, j].max() >= mj.shape[1]:
                     raise InputError(
                         f"memberships[{j}]: expected ({n}, k) with k above every label of member {j}, "
-                        f"got {describe(mem_in[j])}"
+                        f"got {describe_value(mem_in[j])}"
                     )
             codes, old = canonical_codes(lab[:, j], None if mj is None else mj.shape[1])
             cols.append(codes)
@@ -144,7 +105,7 @@ class Ensemble:
         if index is not None:
             index = np.asarray(index)
             if index.ndim != 2 or not np.issubdtype(index.dtype, np.integer):
-                raise InputError(f"index: expected an (H, W) integer array, got {describe(index)}")
+                raise InputError(f"index: expected an (H, W) integer array, got {describe_value(index)}")
             if index.min() < 0 or index.max() >= n:
                 raise InputError(f"index: object ids must lie in 0..{n - 1}")
             index = index.astype(np.int32)
@@ -152,7 +113,7 @@ class Ensemble:
         if features is not None:
             features = np.asarray(features, dtype=np.float64)
             if features.ndim != 2 or features.shape[0] != n:
-                raise InputError(f"features: expected shape ({n}, n_features), got {describe(features)}")
+                raise InputError(f"features: expected shape ({n}, n_features), got {describe_value(features)}")
         self._features = features
         if features is None or feature_names is None:
             feature_names = None if features is None else [f"feature{i}" for i in range(features.shape[1])]
@@ -162,7 +123,7 @@ class Ensemble:
         if image is not None:
             image = check_image(image)
             if index is None or image.shape[:2] != index.shape:
-                raise InputError(f"image: expected an image the shape of the pixel index, got {describe(image)}")
+                raise InputError(f"image: expected an image the shape of the pixel index, got {describe_value(image)}")
         self.image = image
         self.names = [str(x) for x in names] if names is not None else [f"member{j}" for j in range(m)]
         if len(self.names) != m:
@@ -227,7 +188,7 @@ class Ensemble:
                     f"member {j} ({s.name or 'unnamed'}) is {s.shape}"
                 )
         cols = [s.labels.ravel() for s in segs]
-        key = _signature_codes(cols)
+        key = signature_codes(cols)
         atom, _ = canonical_codes(key)
         n_atoms = int(atom.max()) + 1
         first = np.full(n_atoms, len(atom), dtype=np.int64)
@@ -251,7 +212,7 @@ class Ensemble:
             if f.ndim == 2:
                 f = f[:, :, None]
             if f.shape[:2] != shape:
-                raise InputError(f"features: expected shape {shape + ('F',)}, got {describe(features)}")
+                raise InputError(f"features: expected shape {shape + ('F',)}, got {describe_value(features)}")
             feats = _aggregate_mean(atom, n_atoms, weights, f.reshape(-1, f.shape[2]))
         names = [s.name or f"member{j}" for j, s in enumerate(segs)]
         return cls(
@@ -355,7 +316,7 @@ class Ensemble:
         if a.shape != (self.n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
             raise InputError(
                 f"member_weights: expected {self.n_members} non-negative weights with a positive sum, "
-                f"got {describe(member_weights)}"
+                f"got {describe_value(member_weights)}"
             )
         return a
 
@@ -382,7 +343,7 @@ class Ensemble:
         """
         v = np.asarray(v, dtype=np.float64)
         if v.shape[0] != self.n_objects:
-            raise InputError(f"v: expected {self.n_objects} rows, got {describe(v)}")
+            raise InputError(f"v: expected {self.n_objects} rows, got {describe_value(v)}")
         a = self._member_weights(member_weights)
         col_w = np.repeat(a / a.sum(), self.n_clusters)
         H = self.incidence
@@ -431,7 +392,7 @@ class Ensemble:
             raise InputError("to_image: this ensemble has no pixel index (it was not built from segmentations)")
         lab = np.asarray(object_labels)
         if lab.shape != (self.n_objects,):
-            raise InputError(f"object_labels: expected shape ({self.n_objects},), got {describe(object_labels)}")
+            raise InputError(f"object_labels: expected shape ({self.n_objects},), got {describe_value(object_labels)}")
         if np.issubdtype(lab.dtype, np.integer) and lab.size:
             check_label_map(lab[None, :], "object_labels")  # labels: non-negative, within int32
         out = lab[self.index]

@@ -8,7 +8,7 @@ working, and the command-line interface maps it to exit code 2.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "FileFormatError", "first_line", "describe"]
+__all__ = ["InputError", "FileFormatError", "first_line", "describe_exception", "describe"]
 
 
 class InputError(ValueError):
@@ -38,13 +38,30 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else ""
 
 
-def describe(exc: BaseException) -> str:
+def describe_exception(exc: BaseException) -> str:
     """``'Type: first line of the message'``, or just the type when the message is empty.
 
     Examples
     --------
-    >>> describe(OSError("disk full\\ntry again")), describe(EOFError())
+    >>> describe_exception(OSError("disk full\\ntry again")), describe_exception(EOFError())
     ('OSError: disk full', 'EOFError')
     """
     line = first_line(exc)
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
+
+
+def describe(exc: BaseException) -> str:
+    """Deprecated name of :func:`describe_exception`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     describe(OSError("disk full"))
+    'OSError: disk full'
+    """
+    import warnings
+
+    warnings.warn("segensemble.errors.describe is deprecated; use describe_exception", DeprecationWarning, stacklevel=2)
+    return describe_exception(exc)

@@ -11,7 +11,7 @@ import numpy as np
 from scipy import ndimage
 from skimage.color import rgb2lab
 
-from segensemble._validation import check_image, check_label_map
+from segensemble.validation import check_image, check_label_map
 from segensemble.errors import InputError
 
 __all__ = [

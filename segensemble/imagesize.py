@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble._validation import check_image
+from segensemble.validation import check_image
 from segensemble.errors import InputError
 from segensemble.io import MAX_PIXELS, check_pixel_limit
 

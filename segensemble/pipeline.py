@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble._validation import check_image, check_n_segments
-from segensemble.ensemble import Ensemble
+from segensemble.validation import check_image, check_n_segments
 from segensemble.errors import InputError
 from segensemble.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
                                    upscale_labels)
@@ -66,7 +65,7 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
     >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0)]
     ['slic', 'felzenszwalb']
     """
-    from segensemble._validation import check_random_state
+    from segensemble.validation import check_random_state
 
     img = check_image(image)
     if isinstance(segmenters, str):  # one spec, or a comma-separated list, as on the command line
@@ -136,6 +135,11 @@ def fuse(
     from segensemble.recipes import Recipe
     from segensemble.runner import run_recipe
 
+    if "n_clusters" in params:  # the estimators' name for it
+        import warnings
+
+        warnings.warn("fuse(n_clusters=...) is deprecated; use n_segments", DeprecationWarning, stacklevel=2)
+        n_segments = params.pop("n_clusters")
     recipe = Recipe(name="fuse", version="", segmenters=(), method=method, n_segments=check_n_segments(n_segments),
                     params=params)
     result = run_recipe(image, recipe, members=segmentations, random_state=random_state, agree=agree,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from skimage.measure import label as _label
 
-from segensemble._validation import check_image, check_int, check_label_map
+from segensemble.validation import check_image, check_int, check_label_map
 from segensemble.errors import InputError
 
 __all__ = ["connected_regions", "merge_small", "postprocess"]
@@ -43,7 +43,7 @@ def merge_small(labels, image, min_size: int) -> np.ndarray:
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
     from segensemble.features import lab_colour
-    from segensemble.segmenters._common import merge_small_regions
+    from segensemble.adjacency import merge_small_regions
 
     lab = check_label_map(labels, "labels")
     img = check_image(image)

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from segensemble._atomic import atomic_write_text
+from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
 
 __all__ = ["write_report", "draw_boundaries"]

@@ -134,7 +134,7 @@ def _members(img, recipe, members, segmenter_rng):
 def _consensus(segs, recipe, img, random_state, agree):
     """Atoms of the members, optional agreement (CAP), the consensus estimator fit; (labels, estimator, ensemble)."""
     from segensemble import consensus
-    from segensemble._validation import check_n_segments
+    from segensemble.validation import check_n_segments
     from segensemble.ensemble import Ensemble
 
     est = consensus.make(recipe.method, check_n_segments(recipe.n_segments), random_state=random_state,

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from segensemble._atomic import atomic_write_text, remove_stale_temporaries
+from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
-from segensemble._validation import check_int, check_output_path
+from segensemble.validation import check_int, check_output_path
 from segensemble.errors import InputError
 from segensemble.evaluation.benchmark import MAX_NTHRESH
 from segensemble.io import MAX_PIXELS

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from segensemble._validation import check_label_map, describe
+from segensemble.validation import check_label_map, describe_value
 from segensemble.errors import InputError
 
-__all__ = ["Segmentation", "canonical_codes"]
+__all__ = ["Segmentation", "canonical_codes", "signature_codes"]
 
 
 def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +90,7 @@ class Segmentation:
         mem = np.asarray(self.memberships)
         if mem.ndim != 3 or mem.shape[:2] != lab.shape:
             raise InputError(
-                f"memberships: expected shape {lab.shape + ('k',)}, got {describe(self.memberships)}"
+                f"memberships: expected shape {lab.shape + ('k',)}, got {describe_value(self.memberships)}"
             )
         if not np.issubdtype(mem.dtype, np.number) or not np.all(np.isfinite(mem)):
             raise InputError("memberships: expected finite numeric values")
@@ -114,3 +114,27 @@ class Segmentation:
         if self.memberships is not None:
             return int(self.memberships.shape[2])
         return int(self.labels.max()) + 1
+
+
+def signature_codes(columns: list[np.ndarray]) -> np.ndarray:
+    """Combine several label columns into one key per row (same key <=> same labels).
+
+    Keys are packed into int64 while they fit and compressed with ``np.unique``
+    otherwise, so any number of members works without overflow.
+
+    Examples
+    --------
+    >>> signature_codes([np.array([0, 0, 1]), np.array([2, 2, 0])]).tolist()
+    [2, 2, 3]
+    """
+    key = columns[0].astype(np.int64)
+    span = int(key.max()) + 1
+    for col in columns[1:]:
+        k = int(col.max()) + 1
+        if span * k >= 2**62:
+            _, key = np.unique(key, return_inverse=True)
+            key = key.ravel().astype(np.int64)
+            span = int(key.max()) + 1
+        key = key * k + col
+        span *= k
+    return key

@@ -20,12 +20,19 @@ __all__ = [
     "check_n_segments",
     "check_output_path",
     "check_distinct_paths",
-    "describe",
+    "check_weights",
+    "describe_value",
 ]
 
 
-def describe(value) -> str:
-    """Short description of a value for error messages."""
+def describe_value(value) -> str:
+    """Short description of a value for error messages.
+
+    Examples
+    --------
+    >>> describe_value(np.zeros((2, 3))), describe_value("x" * 100)[-5:]
+    ('array of shape (2, 3) and dtype float64', 'xx...')
+    """
     if isinstance(value, np.ndarray):
         return f"array of shape {value.shape} and dtype {value.dtype}"
     text = repr(value)
@@ -36,6 +43,11 @@ def check_random_state(rng) -> np.random.Generator:
     """Resolve ``rng`` (None, int or Generator) to a Generator, once.
 
     Global random state is never touched.
+
+    Examples
+    --------
+    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    np.True_
     """
     if rng is None or isinstance(rng, (numbers.Integral, np.integer)):
         if rng is not None and int(rng) < 0:
@@ -45,13 +57,23 @@ def check_random_state(rng) -> np.random.Generator:
         return rng
     if isinstance(rng, np.random.RandomState):
         return np.random.default_rng(rng.randint(0, 2**31 - 1))
-    raise InputError(f"rng: expected None, a non-negative int or a numpy Generator, got {describe(rng)}")
+    raise InputError(f"rng: expected None, a non-negative int or a numpy Generator, got {describe_value(rng)}")
 
 
 def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Validate an integer parameter within optional bounds."""
+    """Validate an integer parameter within optional bounds.
+
+    Examples
+    --------
+    >>> check_int(3, "k", minimum=1)
+    3
+    >>> check_int(0, "k", minimum=1)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: k: expected an integer >= 1, got 0
+    """
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise InputError(f"{name}: expected an integer, got {describe(value)}")
+        raise InputError(f"{name}: expected an integer, got {describe_value(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise InputError(f"{name}: expected an integer >= {minimum}, got {value}")
@@ -61,7 +83,13 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
 
 
 def check_n_segments(value, name: str = "n_segments", *, allow_auto: bool = True):
-    """Validate a number of output regions: a positive int or ``'auto'``."""
+    """Validate a number of output regions: a positive int or ``'auto'``.
+
+    Examples
+    --------
+    >>> check_n_segments("auto"), check_n_segments("8"), check_n_segments(3)
+    ('auto', 8, 3)
+    """
     if allow_auto and isinstance(value, str):
         if value == "auto":
             return "auto"
@@ -79,10 +107,16 @@ def check_image(image, name: str = "image") -> np.ndarray:
     any unsigned integer type (scaled by the type's maximum), bool, or float
     (expected in [0, 1]; clipped). The alpha channel is dropped. The input is
     never modified.
+
+    Examples
+    --------
+    >>> img = check_image(np.full((2, 2), 255, np.uint8))
+    >>> img.shape, float(img.max())
+    ((2, 2, 3), 1.0)
     """
     arr = np.asarray(image)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise InputError(f"{name}: expected a numeric image array, got {describe(image)}")
+        raise InputError(f"{name}: expected a numeric image array, got {describe_value(image)}")
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
     if arr.ndim == 2:
@@ -113,6 +147,11 @@ def check_label_map(labels, name: str = "labels", *, ndim: int = 2) -> np.ndarra
 
     Float arrays are accepted only when every value is a whole number. NaN,
     infinite, negative labels and labels beyond the int32 range are refused.
+
+    Examples
+    --------
+    >>> check_label_map(np.array([[0.0, 2.0]])).tolist()
+    [[0, 2]]
     """
     arr = np.asarray(labels)
     if arr.ndim != ndim:
@@ -189,3 +228,24 @@ def check_distinct_paths(outputs: dict, inputs: dict = None) -> None:
             what = f"the {other} file" if other in outputs else f"the input {other}"
             raise InputError(f"{name}: {os.path.normpath(p)} is also {what}; give different paths")
         seen.setdefault(key, name)
+
+
+def check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
+    """Validate ``n`` finite positive object weights as float64; errors name the parameter.
+
+    Examples
+    --------
+    >>> check_weights([1, 2], 2).tolist()
+    [1.0, 2.0]
+    >>> check_weights([1, 0], 2, "sample_weight")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: sample_weight: expected finite positive object weights, got minimum 0.0
+    """
+    w = np.asarray(weights, dtype=np.float64) if np.ndim(weights) else np.full(n, np.nan)
+    if w.shape != (n,):
+        raise InputError(f"{name}: expected shape ({n},), got {describe_value(weights)}")
+    if not np.all(np.isfinite(w)) or np.any(w <= 0):
+        low = np.nanmin(w) if np.any(np.isfinite(w)) else w[0]
+        raise InputError(f"{name}: expected finite positive object weights, got minimum {low}")
+    return w

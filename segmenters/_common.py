@@ -1,16 +1,14 @@
-"""Helpers shared by the segmenters: parameter checks, soft memberships, region merging."""
+"""Helpers shared by the segmenters: parameter checks, seeds, soft memberships."""
 
 from __future__ import annotations
 
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from segensemble.errors import InputError
 
-__all__ = ["check_positive", "check_choice", "softmax_memberships", "adjacent_pairs", "merge_small_regions",
+__all__ = ["check_positive", "check_choice", "softmax_memberships",
            "seed_of"]
 
 
@@ -49,75 +47,3 @@ def softmax_memberships(cost: np.ndarray, temperature: float) -> np.ndarray:
     e = np.exp(z)
     return (e / e.sum(axis=-1, keepdims=True)).astype(np.float32)
 
-
-def adjacent_pairs(labels: np.ndarray, *, return_inverse: bool = False):
-    """Unordered pairs of 4-adjacent regions (a < b) and their shared border length.
-
-    With ``return_inverse``, also the mask of the 4-adjacent pixel pairs
-    (horizontal pairs first, then vertical) that straddle a border, and the
-    pair index of each of them — to average any per-pixel quantity along
-    every border.
-
-    Examples
-    --------
-    >>> pairs, length = adjacent_pairs(np.array([[0, 0, 1], [2, 2, 1]]))
-    >>> pairs.tolist(), length.tolist()
-    ([[0, 1], [0, 2], [1, 2]], [1, 2, 1])
-    """
-    a = np.concatenate([labels[:, :-1].ravel(), labels[:-1, :].ravel()])
-    b = np.concatenate([labels[:, 1:].ravel(), labels[1:, :].ravel()])
-    d = a != b
-    lo, hi = np.minimum(a[d], b[d]).astype(np.int64), np.maximum(a[d], b[d]).astype(np.int64)
-    k = int(labels.max()) + 1
-    key, inverse, counts = np.unique(lo * k + hi, return_inverse=True, return_counts=True)
-    pairs = np.stack([key // k, key % k], axis=1)
-    if return_inverse:
-        return pairs, counts, d, inverse.ravel()
-    return pairs, counts
-
-
-def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int, max_passes: int = 20) -> np.ndarray:
-    """Merge every region smaller than ``min_size`` pixels into its most similar neighbour.
-
-    Similarity is the distance between mean feature vectors. Each pass merges
-    all small regions at once (union-find over the chosen pairs), so the cost is
-    a few vectorised passes, not one per region.
-
-    Returns
-    -------
-    (H, W) int32 labels numbered 0..k-1.
-
-    Examples
-    --------
-    >>> lab = np.array([[0, 0, 1, 1], [0, 0, 1, 2]])
-    >>> feat = np.array([[0.0, 0, 5, 5], [0, 0, 5, 4.5]])
-    >>> merge_small_regions(lab, feat, 2).tolist()
-    [[0, 0, 1, 1], [0, 0, 1, 1]]
-    """
-    from segensemble.features import region_means
-    from segensemble.segmentation import canonical_codes
-
-    lab = canonical_codes(labels.ravel())[0].reshape(labels.shape).astype(np.int64)
-    feats = features if features.ndim == 3 else features[:, :, None]
-    for _ in range(max_passes):
-        k = int(lab.max()) + 1
-        counts = np.bincount(lab.ravel(), minlength=k)
-        small = counts < min_size
-        if not small.any() or k == 1:
-            break
-        means = region_means(feats, lab)
-        pairs, _ = adjacent_pairs(lab)
-        both = np.concatenate([pairs, pairs[:, ::-1]])
-        src = both[small[both[:, 0]]]
-        if len(src) == 0:
-            break
-        dist = np.linalg.norm(means[src[:, 0]] - means[src[:, 1]], axis=1)
-        order = np.lexsort((dist, src[:, 0]))
-        src = src[order]
-        first = np.r_[True, src[1:, 0] != src[:-1, 0]]
-        chosen = src[first]
-        g = sp.coo_matrix((np.ones(len(chosen)), (chosen[:, 0], chosen[:, 1])), shape=(k, k))
-        _, comp = connected_components(g, directed=False)
-        lab = comp[lab]
-        lab = canonical_codes(lab.ravel())[0].reshape(lab.shape).astype(np.int64)
-    return lab.astype(np.int32)

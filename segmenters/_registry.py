@@ -1,5 +1,5 @@
 """The segmenter registry."""
 
-from segensemble._registry import Registry
+from segensemble.registry import Registry
 
 REGISTRY = Registry("segmenter")

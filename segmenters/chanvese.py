@@ -6,7 +6,7 @@ import numpy as np
 import skimage.segmentation
 from scipy import ndimage
 
-from segensemble._validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.features import lab_colour, standardise
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_choice, check_positive

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import skimage.segmentation
 
-from segensemble._validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY

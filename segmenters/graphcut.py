@@ -6,7 +6,7 @@ import maxflow
 import numpy as np
 from sklearn.cluster import KMeans
 
-from segensemble._validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.features import lab_colour, standardise, texture_features
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive, seed_of, softmax_memberships

@@ -7,9 +7,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from segensemble._validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.segmentation import Segmentation
-from segensemble.segmenters._common import check_positive, merge_small_regions
+from segensemble.adjacency import merge_small_regions
+from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["meanshift"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import skimage.segmentation
 
-from segensemble._validation import check_image, check_random_state
+from segensemble.validation import check_image, check_random_state
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive, seed_of
 from segensemble.segmenters._registry import REGISTRY

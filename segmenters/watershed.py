@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import skimage.segmentation
 
-from segensemble._validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.features import boundary_strength
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive

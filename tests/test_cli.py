@@ -148,7 +148,7 @@ def test_bench_on_synthetic_then_resume(tmp_path):
     assert summary["n_images"] == 2 and set(summary["table"]) == set(BUILTIN["default"].segmenters) | {"fused"}
     assert summary["config"]["recipe"] == f"default@{BUILTIN['default'].version}"
     assert len(list((out / "fused").glob("*.png"))) == 2 and len(list((out / "segs").glob("*.mat"))) == 2
-    for name in ("per_image.csv", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"):
+    for name in ("methods_per_image.csv", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"):
         assert (out / name).is_file(), name
     assert 0 < summary["hierarchy"]["boundary"]["ods"]["f"] <= 1
     before = {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
@@ -376,8 +376,8 @@ def test_bench_killed_several_times_then_rerun_gives_the_same_results(tmp_path):
         assert len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
     sa, sb = (json.loads((d / "summary.json").read_text()) for d in (whole, killed))
     assert sa["table"] == sb["table"] and sa["hierarchy"]["region"] == sb["hierarchy"]["region"]
-    for name in ("eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt", "per_image.csv"):
-        if name == "per_image.csv":  # identical but for the timing column
+    for name in ("eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt", "methods_per_image.csv"):
+        if name == "methods_per_image.csv":  # identical but for the timing column
             strip = [lambda t: [ln.rsplit(",", 1)[0] for ln in t.splitlines()]] * 2
             assert strip[0]((whole / name).read_text()) == strip[1]((killed / name).read_text())
         else:

@@ -133,7 +133,7 @@ def test_ground_truth_errors(tmp_path):
 
 
 def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
-    import segensemble._atomic as atomic
+    import segensemble.atomic as atomic
 
     def boom(*a, **k):
         raise KeyboardInterrupt

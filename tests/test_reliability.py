@@ -184,7 +184,7 @@ def test_killing_bench_jobs_2_leaves_no_worker_and_writes_nothing_after(tmp_path
 
 def test_stale_temporary_cleanup_never_removes_a_live_writers_files(tmp_path):
     """A writer keeps writing atomically while another run starts and cleans the same folder: no write fails."""
-    from segensemble._atomic import atomic_write_bytes, remove_stale_temporaries
+    from segensemble.atomic import atomic_write_bytes, remove_stale_temporaries
 
     errors, stop = [], threading.Event()
 
@@ -208,7 +208,7 @@ def test_stale_temporary_cleanup_never_removes_a_live_writers_files(tmp_path):
         t.join()
     assert errors == [] and removed == 0
     # a dead writer's temporary (no such process) is removed
-    from segensemble._atomic import _host
+    from segensemble.atomic import _host
 
     dead = tmp_path / f".x.png.~999999999@{_host()}~abc.tmp"
     dead.write_bytes(b"")

@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 import segensemble
-from segensemble.errors import InputError, describe, first_line
+from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
            "MaxPixels", "Downscale", "Seed", "NThresh", "Jobs", "Params", "ResultKind", "What", "ConfidenceKind"]
@@ -93,7 +93,7 @@ def handle_errors(fn):
         except Exception as exc:  # runtime failure
             if _state["debug"]:
                 raise
-            _fail(f"{describe(exc)} (use --debug for details)", 1)
+            _fail(f"{describe_exception(exc)} (use --debug for details)", 1)
 
     return wrapper
 
@@ -138,7 +138,7 @@ def exit_on_failures(failures: dict) -> None:
 
 def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--output") -> Path:
     """An output file path with an allowed ending, in a location that can be written."""
-    from segensemble._validation import check_output_path
+    from segensemble.validation import check_output_path
 
     if path.suffix.lower() not in allowed:
         endings = f"{', '.join(allowed[:-1])} or {allowed[-1]}" if len(allowed) > 1 else allowed[0]

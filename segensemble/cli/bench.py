@@ -32,35 +32,48 @@ def _print_summary(summary: dict, recipe: str, split: str) -> None:
                   f"{b['ois']['f']:.4f}", markup=False)
 
 
+_Bsds = Annotated[Optional[Path], typer.Option(
+        "--bsds", envvar="SEGENSEMBLE_BSDS_ROOT",
+        help="BSDS500-layout dataset root (default: $SEGENSEMBLE_BSDS_ROOT, else the built-in synthetic dataset).")]
+_Split = Annotated[str, typer.Option("--split", help="Dataset split.")]
+_OutDir = Annotated[Path, typer.Option(
+        "--out", help="Output folder (fused PNGs, per-image JSON, summary.json).")]
+_Recipe = Annotated[str, typer.Option(
+        "--recipe", "-r", help="Built-in recipe (see 'segensemble recipes'; pin a version as NAME@VERSION) or a "
+        "recipe file.")]
+_Segmenters = Annotated[Optional[str], typer.Option(
+        "--segmenters", "-s", help="Override the recipe's segmenters (comma-separated).")]
+_Method = Annotated[Optional[str], typer.Option("--method", "-m", help="Override the recipe's consensus method.")]
+_NSegments = Annotated[Optional[str], typer.Option(
+        "--n-segments", "-k", help="Override the number of fused regions, or 'auto'.")]
+_Hierarchy = Annotated[bool, typer.Option(
+        "--hierarchy/--no-hierarchy", help="Also write and score the sweep over K (ODS/OIS/best).")]
+_Scheduler = Annotated[Optional[str], typer.Option(
+        "--scheduler", help="Run on a Dask distributed cluster (tcp://HOST:PORT); workers need the same paths.")]
+_Limit = Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)]
+_Synthetic = Annotated[bool, typer.Option(
+        "--synthetic", help="Use the built-in synthetic dataset even if $SEGENSEMBLE_BSDS_ROOT is set.")]
+
+
 @app.command()
 @handle_errors
 def bench(
-    bsds: Annotated[Optional[Path], typer.Option(
-        "--bsds", envvar="SEGENSEMBLE_BSDS_ROOT",
-        help="BSDS500-layout dataset root (default: $SEGENSEMBLE_BSDS_ROOT, else the built-in synthetic dataset).")] = None,
-    split: Annotated[str, typer.Option("--split", help="Dataset split.")] = "test",
-    out_dir: Annotated[Path, typer.Option(
-        "--out", help="Output folder (fused PNGs, per-image JSON, summary.json).")] = Path("segensemble-bench"),
-    recipe: Annotated[str, typer.Option(
-        "--recipe", "-r", help="Built-in recipe (see 'segensemble recipes'; pin a version as NAME@VERSION) or a "
-        "recipe file.")] = "default",
-    segmenters: Annotated[Optional[str], typer.Option(
-        "--segmenters", "-s", help="Override the recipe's segmenters (comma-separated).")] = None,
-    method: Annotated[Optional[str], typer.Option("--method", "-m", help="Override the recipe's consensus method.")] = None,
-    n_segments: Annotated[Optional[str], typer.Option(
-        "--n-segments", "-k", help="Override the number of fused regions, or 'auto'.")] = None,
+    bsds: _Bsds = None,
+    split: _Split = "test",
+    out_dir: _OutDir = Path("segensemble-bench"),
+    recipe: _Recipe = "default",
+    segmenters: _Segmenters = None,
+    method: _Method = None,
+    n_segments: _NSegments = None,
     param: Params = None,
-    hierarchy: Annotated[bool, typer.Option(
-        "--hierarchy/--no-hierarchy", help="Also write and score the sweep over K (ODS/OIS/best).")] = True,
-    scheduler: Annotated[Optional[str], typer.Option(
-        "--scheduler", help="Run on a Dask distributed cluster (tcp://HOST:PORT); workers need the same paths.")] = None,
+    hierarchy: _Hierarchy = True,
+    scheduler: _Scheduler = None,
     max_pixels: MaxPixels = 3_000_000,
     downscale: Downscale = False,
     jobs: Jobs = 1,
-    limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)] = None,
+    limit: _Limit = None,
     seed: Seed = 0,
-    synthetic: Annotated[bool, typer.Option(
-        "--synthetic", help="Use the built-in synthetic dataset even if $SEGENSEMBLE_BSDS_ROOT is set.")] = False,
+    synthetic: _Synthetic = False,
 ):
     """Segment, fuse and score every image of a dataset; print members vs fused.
 
@@ -75,7 +88,7 @@ def bench(
       segensemble bench --recipe classic -m vote --limit 20
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
-    from segensemble._validation import check_n_segments
+    from segensemble.validation import check_n_segments
     from segensemble.bench import BenchConfig, run_bench
     from segensemble.recipes import load_recipe
     from segensemble.specs import parse_segmenter_list

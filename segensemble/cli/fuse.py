@@ -18,7 +18,7 @@ DEFAULT_METHOD = "eac"
 
 def _recipe(recipe, segmenters, method, n_segments, param):
     """The recipe to apply: a named or file recipe with the command-line overrides, or one made of the options."""
-    from segensemble._validation import check_n_segments
+    from segensemble.validation import check_n_segments
     from segensemble.recipes import Recipe, load_recipe
     from segensemble.specs import parse_segmenter_list
 
@@ -108,7 +108,7 @@ def _print_explanation(est, labels) -> None:
 
 def _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
-    from segensemble._validation import check_distinct_paths
+    from segensemble.validation import check_distinct_paths
     from segensemble.imagesize import check_image_file
     from segensemble.io import check_label_file
 
@@ -124,42 +124,58 @@ def _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale
                          {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image})
 
 
+_Paths = Annotated[list[Path], typer.Argument(
+        help="One image to segment and fuse; with --inputs, the segmentations to fuse.", show_default=False)]
+_Output = Annotated[Path, typer.Option("--output", "-o", help="Fused label map to write (.png, .npy or .mat).")]
+_Inputs = Annotated[bool, typer.Option(
+        "--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them.")]
+_Segmenters = Annotated[Optional[str], typer.Option(
+        "--segmenters", "-s", help="Comma-separated segmenters with optional parameters, e.g. "
+        "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")]
+_Method = Annotated[Optional[str], typer.Option(
+        "--method", "-m", help="Consensus method (see 'segensemble methods'; default: eac, or the recipe's).")]
+_NSegments = Annotated[Optional[str], typer.Option(
+        "--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")]
+_Recipe = Annotated[Optional[str], typer.Option(
+        "--recipe", "-r", help="A recipe (see 'segensemble recipes'; pin a version as NAME@VERSION): its ensemble, "
+        "method, parameters and post-processing; -s/-m/-k/-p override it.")]
+_Image = Annotated[Optional[Path], typer.Option(
+        "--image", help="With --inputs: the image, for methods that use image features.")]
+_Confidence = Annotated[Optional[Path], typer.Option(
+        "--confidence", help="Also write a per-pixel confidence map (.png, 0-255 gray, or .npy, float) - soft "
+        "methods only (see 'segensemble methods').")]
+_ConfidenceKind = Annotated[ConfidenceKind, typer.Option(
+        "--confidence-kind", help="Largest membership, or 1 - normalised entropy.")]
+_Explain = Annotated[bool, typer.Option(
+        "--explain", help="Print the top image features of every fused region (ecbpce, cbpce).")]
+_Agree = Annotated[bool, typer.Option(
+        "--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words).")]
+_Words = Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)]
+_Verbose = Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
+
+
 @app.command()
 @handle_errors
 def fuse(
-    paths: Annotated[list[Path], typer.Argument(
-        help="One image to segment and fuse; with --inputs, the segmentations to fuse.", show_default=False)],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Fused label map to write (.png, .npy or .mat).")],
-    inputs: Annotated[bool, typer.Option(
-        "--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them.")] = False,
-    segmenters: Annotated[Optional[str], typer.Option(
-        "--segmenters", "-s", help="Comma-separated segmenters with optional parameters, e.g. "
-        "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")] = None,
-    method: Annotated[Optional[str], typer.Option(
-        "--method", "-m", help="Consensus method (see 'segensemble methods'; default: eac, or the recipe's).")] = None,
-    n_segments: Annotated[Optional[str], typer.Option(
-        "--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")] = None,
+    paths: _Paths,
+    output: _Output,
+    inputs: _Inputs = False,
+    segmenters: _Segmenters = None,
+    method: _Method = None,
+    n_segments: _NSegments = None,
     param: Params = None,
-    recipe: Annotated[Optional[str], typer.Option(
-        "--recipe", "-r", help="A recipe (see 'segensemble recipes'; pin a version as NAME@VERSION): its ensemble, "
-        "method, parameters and post-processing; -s/-m/-k/-p override it.")] = None,
-    image: Annotated[Optional[Path], typer.Option(
-        "--image", help="With --inputs: the image, for methods that use image features.")] = None,
+    recipe: _Recipe = None,
+    image: _Image = None,
     seed: Seed = 0,
-    confidence: Annotated[Optional[Path], typer.Option(
-        "--confidence", help="Also write a per-pixel confidence map (.png, 0-255 gray, or .npy, float) - soft "
-        "methods only (see 'segensemble methods').")] = None,
-    confidence_kind: Annotated[ConfidenceKind, typer.Option(
-        "--confidence-kind", help="Largest membership, or 1 - normalised entropy.")] = ConfidenceKind.max,
-    explain: Annotated[bool, typer.Option(
-        "--explain", help="Print the top image features of every fused region (ecbpce, cbpce).")] = False,
-    agree: Annotated[bool, typer.Option(
-        "--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words).")] = False,
-    words: Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)] = 32,
+    confidence: _Confidence = None,
+    confidence_kind: _ConfidenceKind = ConfidenceKind.max,
+    explain: _Explain = False,
+    agree: _Agree = False,
+    words: _Words = 32,
     max_pixels: MaxPixels = 3_000_000,
     downscale: Downscale = False,
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")] = False,
+    verbose: _Verbose = False,
 ):
     """Fuse several segmentations of one image into one label map.
 

@@ -45,7 +45,7 @@ def segment(
       segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
-    from segensemble._validation import check_distinct_paths
+    from segensemble.validation import check_distinct_paths
     from segensemble.imagesize import check_image_file
 
     check_output(output)

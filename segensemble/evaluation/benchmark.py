@@ -21,7 +21,7 @@ from skimage.measure import label as cc_label
 
 from segensemble.io import MAX_PIXELS
 
-from segensemble._validation import check_int
+from segensemble.validation import check_int
 from segensemble.errors import FileFormatError, InputError
 from segensemble.evaluation.aggregate import ImageRegionResult, image_region_result
 from segensemble.evaluation.boundaries import boundary_counts, seg2bdry

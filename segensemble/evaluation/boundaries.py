@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble._validation import check_label_map
+from segensemble.validation import check_label_map
 from segensemble.errors import InputError
 
 __all__ = ["seg2bdry", "thin_boundaries", "boundary_counts", "ground_truth_boundaries"]

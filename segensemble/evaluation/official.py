@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from segensemble._atomic import atomic_write_text
+from segensemble.atomic import atomic_write_text
 from segensemble.evaluation.aggregate import BoundarySummary, RegionSummary
 
 __all__ = ["format_row", "official_files", "write_official_files"]

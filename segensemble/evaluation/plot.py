@@ -6,7 +6,7 @@ import io
 
 import numpy as np
 
-from segensemble._atomic import atomic_write_bytes
+from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
 
 __all__ = ["plot_pr"]

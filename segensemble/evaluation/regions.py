@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segensemble._validation import check_label_map
+from segensemble.validation import check_label_map
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 

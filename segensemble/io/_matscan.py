@@ -194,7 +194,7 @@ def scan_mat(path, limit: int, total_limit: int) -> None:
     >>> scan_mat(p, 1000, 10_000)
     Traceback (most recent call last):
     ...
-    segensemble._matscan.MatSizeError: (1200, 1000, 'segs (30x40)')
+    segensemble.io._matscan.MatSizeError: (1200, 1000, 'segs (30x40)')
     """
     with open(path, "rb") as fh:
         head = fh.read(128)
