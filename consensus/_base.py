@@ -15,7 +15,8 @@ from segensemble.validation import check_weights
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
 
-__all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from", "fill_docstring", "N_CLUSTERS",
+__all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from",
+           "fill_docstring", "N_CLUSTERS",
            "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.

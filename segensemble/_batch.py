@@ -43,7 +43,8 @@ def check_scheduler(address):
     text = str(address)
     m = re.fullmatch(r"(?:([a-z]+)://)?([^\s/:]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?/?", text)
     if not m or (m.group(1) or "tcp") not in SCHEDULER_SCHEMES or (m.group(3) and int(m.group(3)) > 65535):
-        raise InputError(f"--scheduler: expected tcp://HOST:PORT (schemes {', '.join(SCHEDULER_SCHEMES)}), got {text!r}")
+        raise InputError(f"--scheduler: expected tcp://HOST:PORT (schemes {', '.join(SCHEDULER_SCHEMES)}), "
+                         f"got {text!r}")
     return text
 
 

@@ -190,7 +190,8 @@ def run_bench(
         Receives ``fused/<id>.png`` (one post-processed segmentation),
         ``members/<id>.mat`` (every member's segmentation, for the report),
         ``segs/<id>.mat`` (the hierarchy, with ``config.hierarchy``),
-        ``per_image/<id>.json``, ``methods_per_image.csv`` (every member and the fused result per image), ``methods.txt`` (members
+        ``per_image/<id>.json``, ``methods_per_image.csv`` (every member and the
+        fused result per image), ``methods.txt`` (members
         vs fused), ``eval_hierarchy/`` (the official benchmark files of the
         hierarchy) and ``summary.json``. Images whose result is already there
         for the same configuration are skipped (resume).
@@ -283,7 +284,8 @@ def run_bench(
         from segensemble.score import ScoreConfig, score_results
 
         gt_dir = Path(ds.data) / "groundTruth" / split
-        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"), max_pixels=None,
+        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
+                          max_pixels=None,
                           n_jobs=n_jobs, subset=limit is not None, scheduler=scheduler)
         summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
                                 "official_files": str(out / "eval_hierarchy")}

@@ -31,8 +31,10 @@ class Interval:
 
     Examples
     --------
-    >>> Interval(numbers.Integral, 1, None, closed="left").accepts(3), Interval(numbers.Real, 0, 1, closed="neither").accepts(1.0)
-    (True, False)
+    >>> Interval(numbers.Integral, 1, None, closed="left").accepts(3)
+    True
+    >>> Interval(numbers.Real, 0, 1, closed="neither").accepts(1.0)
+    False
     """
 
     kind: type

@@ -16,8 +16,8 @@ import numpy as np
 from segensemble.errors import InputError
 from segensemble.imagesize import MAX_PIXELS, load_image, upscale_labels
 
-__all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence", "HIERARCHY_THRESHOLDS",
-           "HIERARCHY_K", "CONFIDENCE_KINDS"]
+__all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
+           "HIERARCHY_THRESHOLDS", "HIERARCHY_K", "CONFIDENCE_KINDS"]
 
 #: Cut heights of a merge-tree hierarchy (methods with ``capabilities.hierarchy``), coarser with each level.
 HIERARCHY_THRESHOLDS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))

@@ -194,8 +194,12 @@ def test_old_names_still_work_with_a_deprecation_warning(tmp_path):
 
 
 def test_cli_help_lists_choices_and_examples_one_per_line():
+    from segensemble import segmenters
+    from segensemble.cli._app import CONSENSUS_METHODS, SEGMENTERS
+
+    assert list(CONSENSUS_METHODS) == consensus.available() and list(SEGMENTERS) == segmenters.available()
     fuse_help = runner.invoke(app, ["fuse", "--help"]).stdout
-    assert "max|entropy" in fuse_help
+    assert "max|entropy" in fuse_help and all(name in " ".join(fuse_help.split()) for name in CONSENSUS_METHODS)
     lines = [ln.strip() for ln in fuse_help.splitlines()]
     assert sum(ln.startswith("segensemble fuse ") for ln in lines) >= 5
     score_help = runner.invoke(app, ["score", "--help"]).stdout

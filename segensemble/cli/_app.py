@@ -20,7 +20,8 @@ import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
-           "MaxPixels", "Downscale", "Seed", "NThresh", "Jobs", "Params", "ResultKind", "What", "ConfidenceKind"]
+           "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "Seed", "NThresh", "Jobs", "Params",
+           "ResultKind", "What", "ConfidenceKind"]
 
 #: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
 #: from 0.22 on, so the classes live in different modules across the supported Typer versions).
@@ -182,6 +183,13 @@ class ConfidenceKind(str, Enum):
     max = "max"
     entropy = "entropy"
 
+
+#: The registered names, listed in --help without importing the registries (about 1.2 s) at every start-up;
+#: tests/test_pipeline_structure.py keeps them equal to ``consensus.available()`` and ``segmenters.available()``.
+CONSENSUS_METHODS = ("basic", "bestofk", "boem", "borda", "cbpce", "ccpivot", "cspa", "dwh", "eac", "ecbpce", "em",
+                     "hbgf", "hgpa", "kcc", "mcla", "merge", "sccc", "sdp", "spectral", "vote", "vote_product",
+                     "vote_sum")
+SEGMENTERS = ("chanvese", "felzenszwalb", "graphcut", "kmeans", "meanshift", "ncut", "quickshift", "slic", "watershed")
 
 #: Options shared by several commands.
 MaxPixels = Annotated[

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from segensemble.cli._app import (Downscale, Jobs, MaxPixels, Params, Seed, app, err, exit_on_failures,
-                                  handle_errors, out, parse_params, with_progress)
+from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, err,
+                                  exit_on_failures, handle_errors, out, parse_params, with_progress)
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:
@@ -43,7 +43,8 @@ _Recipe = Annotated[str, typer.Option(
         "recipe file.")]
 _Segmenters = Annotated[Optional[str], typer.Option(
         "--segmenters", "-s", help="Override the recipe's segmenters (comma-separated).")]
-_Method = Annotated[Optional[str], typer.Option("--method", "-m", help="Override the recipe's consensus method.")]
+_Method = Annotated[Optional[str], typer.Option(
+    "--method", "-m", help=f"Override the recipe's consensus method: {', '.join(CONSENSUS_METHODS)}.")]
 _NSegments = Annotated[Optional[str], typer.Option(
         "--n-segments", "-k", help="Override the number of fused regions, or 'auto'.")]
 _Hierarchy = Annotated[bool, typer.Option(

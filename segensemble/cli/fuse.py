@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import (ConfidenceKind, Downscale, MaxPixels, Params, Seed, app, check_output, err,
-                                  handle_errors, out, parse_params)
+from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, MaxPixels, Params, Seed, app,
+                                  check_output, err, handle_errors, out, parse_params)
 from segensemble.cli.segment import announce_downscale
 from segensemble.errors import InputError
 
@@ -133,7 +133,8 @@ _Segmenters = Annotated[Optional[str], typer.Option(
         "--segmenters", "-s", help="Comma-separated segmenters with optional parameters, e.g. "
         "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")]
 _Method = Annotated[Optional[str], typer.Option(
-        "--method", "-m", help="Consensus method (see 'segensemble methods'; default: eac, or the recipe's).")]
+        "--method", "-m", help=f"Consensus method: {', '.join(CONSENSUS_METHODS)} (see 'segensemble methods'; "
+        "default: eac, or the recipe's).")]
 _NSegments = Annotated[Optional[str], typer.Option(
         "--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")]
 _Recipe = Annotated[Optional[str], typer.Option(

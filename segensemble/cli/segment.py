@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import Downscale, MaxPixels, Seed, app, check_output, err, handle_errors, parse_params
+from segensemble.cli._app import (SEGMENTERS, Downscale, MaxPixels, Seed, app, check_output, err, handle_errors,
+                                  parse_params)
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
@@ -24,7 +25,8 @@ def announce_downscale(path, original, shape, max_pixels) -> None:
 def segment(
     image: Annotated[Path, typer.Argument(help="Image to segment.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Label map to write (.png, .npy or .mat).")],
-    method: Annotated[str, typer.Option("--method", "-m", help="Segmenter (see 'segensemble methods').")] = "slic",
+    method: Annotated[str, typer.Option("--method", "-m", help=f"Segmenter: {', '.join(SEGMENTERS)} (see "
+                                                          "'segensemble methods').")] = "slic",
     n_segments: Annotated[
         Optional[int], typer.Option("--n-segments", "-k", help="Number of regions, for segmenters that take it.", min=1)
     ] = None,

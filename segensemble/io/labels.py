@@ -20,7 +20,7 @@ LABEL_SUFFIXES = (".png", ".npy", ".mat", ".tif", ".tiff", ".pgm")
 
 
 def check_label_file(path, max_pixels=MAX_PIXELS) -> None:
-    """Refuse a label file (``.png``/``.tif``/``.npy``/``.mat``) that declares more than ``max_pixels``, reading headers only.
+    """Refuse a label file (``.png``/``.tif``/``.npy``/``.mat``) declaring more than ``max_pixels``; headers only.
 
     Examples
     --------
