@@ -27,7 +27,7 @@ SCALABLE_METHODS = ("hgpa", "kcc", "sccc", "bestofk", "merge")
 
 def _advice() -> str:
     return (f"give the members fewer labels (coarser segmentations, or relabel a colour PNG), or use a method "
-            f"that scales to many labels: {', '.join(SCALABLE_METHODS)}")
+            f"that scales to many labels: {', '.join(SCALABLE_METHODS)} (bestofk with n_clusters='auto')")
 
 
 def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0) -> None:

@@ -65,8 +65,13 @@ class BestOfK(ConsensusClusterer):
 
     A 2-approximation of the median partition (Gionis, Mannila & Tsaparas),
     inconsistent under the random perturbation model (Zhou et al. 2023,
-    Appendix A). With an integer ``n_clusters``, only members with exactly that
-    many clusters compete when there are any (otherwise all members do).
+    Appendix A). With an integer ``n_clusters`` K, only members with exactly K
+    clusters compete. When none has K, K is still honoured: the medoid of the
+    members with more than K clusters has its clusters merged by average
+    linkage on their co-association until K are left (when every member has
+    fewer, the medoid's least-associated objects start new clusters until
+    there are K) — the same step that brings CC-Pivot to K. ``best_member_``
+    is then the member that was merged or split.
 
     Parameters
     ----------
@@ -94,8 +99,15 @@ class BestOfK(ConsensusClusterer):
 
     def _fit(self, ensemble):
         best, cost = medoid_member(ensemble, self.n_clusters)
-        if best is None:  # no member has K clusters: all compete
-            best, cost = medoid_member(ensemble)
-        self.best_member_ = best
         self.mirkin_costs_ = cost
-        return ensemble.labels[:, self.best_member_]
+        if best is not None or self.n_clusters == "auto":
+            self.best_member_ = best
+            return ensemble.labels[:, best]
+        # no member has K clusters: the medoid of those with more, merged down to K (else of all, split up to K)
+        from segensemble.consensus.correlation import _to_k
+
+        k = min(int(self.n_clusters), ensemble.n_objects)
+        more = np.flatnonzero(np.asarray(ensemble.n_clusters) > k)
+        cand = more if len(more) else np.arange(ensemble.n_members)
+        self.best_member_ = int(cand[np.argmin(cost[cand])])
+        return _to_k(ensemble, ensemble.labels[:, self.best_member_], k)

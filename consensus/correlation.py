@@ -53,11 +53,14 @@ def correlation_cost(ensemble, labels) -> float:
 def _to_k(ensemble, labels, k):
     """Merge (average linkage on cluster co-association) or split to exactly k clusters."""
     from segensemble.consensus._linkage import cut_tree, weighted_linkage
+    from segensemble.consensus._memory import check_dense
 
     z = np.unique(labels, return_inverse=True)[1]
     c = int(z.max()) + 1
     H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
+    check_dense(H.shape[1], c, "co-association of the member clusters with the clusters brought to K", copies=2)
     if c > k:
+        check_dense(c, c, "average linkage of the clusters brought to K", copies=3)
         Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
         HZ = (H.T @ Z).toarray()
         S = HZ.T @ HZ / m  # sum of w_i w_j X_ij between clusters

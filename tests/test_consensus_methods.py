@@ -173,3 +173,13 @@ def test_kmeanspp_spreads_its_seeds():
     hits = [adjusted_rand_score(truth, _kmeanspp_init(space, w, 4, np.random.default_rng(s))) == 1.0
             for s in range(20)]
     assert np.mean(hits) >= 0.95
+
+
+@pytest.mark.parametrize("name", ["bestofk", "boem"])
+def test_best_of_k_honours_k_when_no_member_has_k_clusters(name):
+    """Truth: objects 0-3 | 4-7; every member has 3 clusters (one half split). With K = 2 the medoid's clusters
+    are merged by average linkage on their co-association: the two pieces of the split half join."""
+    L = np.array([[0, 0, 1, 1, 2, 2, 2, 2], [0, 0, 0, 0, 1, 1, 2, 2], [0, 1, 1, 1, 2, 2, 2, 2]]).T
+    est = consensus.get(name)(n_clusters=2).fit(L)
+    assert est.labels_.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert consensus.get(name)(n_clusters=3).fit(L).n_clusters_ == 3  # a member with K clusters: chosen as is
