@@ -242,38 +242,69 @@ def ecbpce_metaclusters(T, solution, k, *, max_iter: int = 10_000):
     meta = _feasible_start(T, solution, k)
     history = [metacluster_objective(T, meta)]
     for _ in range(max_iter):
-        best = (-1e-12, None)
-        for s_idx, src in enumerate(meta):
-            for a in src:
-                rest_src = [c for c in src if c != a]
-                alone = not any(solution[c] == solution[a] for c in rest_src)
-                out_a = T[a, rest_src].sum()
-                for t_idx, dst in enumerate(meta):
-                    if t_idx == s_idx or a in dst:
-                        continue
-                    if not alone:
-                        gain = T[a, dst].sum() - out_a
-                        if gain < best[0]:
-                            best = (gain, (s_idx, t_idx, a, None))
-                        continue
-                    for b in dst:
-                        if solution[b] != solution[a] or b in src:
-                            continue
-                        rest_dst = [c for c in dst if c != b]
-                        gain = (T[a, rest_dst].sum() - out_a) + (T[b, rest_src].sum() - T[b, rest_dst].sum())
-                        if gain < best[0]:
-                            best = (gain, (s_idx, t_idx, a, b))
-        if best[1] is None:
+        move = _best_move(T, solution, meta)
+        if move is None:
             break
-        s_idx, t_idx, a, b = best[1]
+        s_idx, t_idx, a, b, gain = move
         meta[s_idx].remove(a)
         meta[t_idx].append(a)
         if b is not None:
             meta[t_idx].remove(b)
             meta[s_idx].append(b)
         meta = [sorted(m) for m in meta]
-        history.append(metacluster_objective(T, meta))
+        history.append(history[-1] + gain)  # V changes by the move's gain
     return meta, history
+
+
+def _best_move(T, solution, meta):
+    """The improving move (or swap) of smallest V change, first in (source, cluster, target, partner) order, as
+    (source, target, cluster, partner or None, change of V); None when none lowers V by more than 1e-12.
+
+    Gains come from ``S = T Z`` (S[c, t]: summed distance of cluster c to metacluster t): moving a from s to t
+    changes V by ``S[a, t] - S[a, s]``; swapping it with b (same solution) by ``S[a, t] - T[a, b] - S[a, s] +
+    S[b, s] - T[b, a] - S[b, t]``, all candidates at once.
+    """
+    n, k = len(solution), len(meta)
+    Z = np.zeros((n, k), dtype=bool)
+    for t, m in enumerate(meta):
+        Z[m, t] = True
+    S = T @ Z.astype(np.float64)
+    n_sol = int(solution.max()) + 1
+    counts = np.zeros((k, n_sol), dtype=np.int64)  # clusters of every solution in every metacluster
+    for t, m in enumerate(meta):
+        np.add.at(counts[t], solution[m], 1)
+    src_t, src_a = np.nonzero(Z.T)  # every (metacluster, cluster in it), in (source, cluster) order
+    alone = counts[src_t, solution[src_a]] == 1
+    cands = []  # (gain, s, a, t, b) arrays
+    s1, a1 = src_t[~alone], src_a[~alone]
+    if len(a1):
+        gain = S[a1] - S[a1, s1][:, None]  # (P, K)
+        ok = ~Z[a1] & (np.arange(k)[None, :] != s1[:, None])
+        p, t = np.nonzero(ok)
+        cands.append((gain[p, t], s1[p], a1[p], t, np.full(len(p), -1)))
+    s2, a2 = src_t[alone], src_a[alone]
+    for g in np.unique(solution[a2]) if len(a2) else []:
+        sel = solution[a2] == g
+        ss, aa = s2[sel], a2[sel]
+        bb = np.flatnonzero(solution == g)
+        qi, tj = np.nonzero(Z[bb])  # every partner b (same solution) and the metacluster t holding it
+        b_all = bb[qi]
+        # (alone pairs, partner memberships): a moves to t, b moves from t to s
+        ok = (~Z[aa][:, tj] & ~Z[b_all][:, ss].T & (tj[None, :] != ss[:, None]))
+        p, e = np.nonzero(ok)
+        a, b, s_, t = aa[p], b_all[e], ss[p], tj[e]
+        gain = S[a, t] - T[a, b] - S[a, s_] + S[b, s_] - T[b, a] - S[b, t]
+        cands.append((gain, s_, a, t, b))
+    if not cands:
+        return None
+    gain, s_, a, t, b = (np.concatenate(x) for x in zip(*cands))
+    improving = gain < -1e-12
+    if not improving.any():
+        return None
+    gain, s_, a, t, b = gain[improving], s_[improving], a[improving], t[improving], b[improving]
+    best = np.flatnonzero(gain == gain.min())
+    first = best[np.lexsort((b[best], t[best], a[best], s_[best]))[0]]
+    return int(s_[first]), int(t[first]), int(a[first]), None if b[first] < 0 else int(b[first]), float(gain[first])
 
 
 def _closed_form(cost, power):
