@@ -246,10 +246,9 @@ def run_recipe(
         cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.params, random_state=random_state)
         levels = [apply_postprocess(ens.to_image(c), img, **post) for c in cuts]
     conf, kind = None, None
-    if confidence in ("max", "entropy") or (confidence == "auto" and est.capabilities.soft):
-        kind = "max" if confidence == "auto" else confidence
-        conf = confidence_map(est, ens, kind)
-        kind = "memberships" if confidence == "auto" else kind
+    if confidence is not None and est.capabilities.soft:  # 'max'/'entropy' were refused above for hard methods
+        conf = confidence_map(est, ens, "max" if confidence == "auto" else confidence)
+        kind = "memberships" if confidence == "auto" else confidence
     elif confidence == "auto" and levels:
         conf, kind = hierarchy_confidence(levels), "hierarchy"
     result = FusionResult(labels, segs, ens, est, recipe, levels, conf, kind, original, img)
