@@ -23,6 +23,7 @@ import zlib
 from importlib import resources
 from pathlib import Path, PurePosixPath
 
+from segensemble.atomic import file_digest
 from segensemble.errors import InputError, describe_exception
 
 __all__ = ["fetch_bsds500", "build_manifest", "read_manifest", "verify_tree", "safe_extract", "DEFAULT_URL",
@@ -39,14 +40,6 @@ MAX_MEMBER_BYTES = 64 * 1024**2
 EXTRACT_FACTOR = 4
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def build_manifest(data_dir) -> str:
     """Manifest text: ``<sha256>  <path relative to data_dir>`` for every file, sorted.
 
@@ -58,7 +51,7 @@ def build_manifest(data_dir) -> str:
     ['2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881', 'a.txt']
     """
     data = Path(data_dir)
-    lines = [f"{_sha256(p)}  {p.relative_to(data).as_posix()}" for p in sorted(data.rglob("*")) if p.is_file()]
+    lines = [f"{file_digest(p)}  {p.relative_to(data).as_posix()}" for p in sorted(data.rglob("*")) if p.is_file()]
     return "\n".join(lines) + "\n"
 
 
@@ -96,7 +89,7 @@ def verify_tree(data_dir, manifest: dict) -> list:
         p = data / rel
         if not p.is_file():
             problems.append(f"{rel}: missing")
-        elif _sha256(p) != digest:
+        elif file_digest(p) != digest:
             problems.append(f"{rel}: SHA-256 mismatch")
     return problems
 

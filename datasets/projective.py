@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.validation import check_int, check_random_state
-from segensemble.errors import InputError
+from segensemble.errors import InputError, warn_deprecated
 
 __all__ = ["make_subspace_clusters", "lac", "projective_ensemble", "ENSEMBLE_KINDS"]
 
@@ -28,12 +28,9 @@ def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
     ...     lac(X, 2, rng=0)[1].shape
     (2, 4)
     """
-    import warnings
-
     from segensemble.consensus.lac import lac as _lac
 
-    warnings.warn("segensemble.datasets.lac is deprecated; use segensemble.consensus.lac.lac", DeprecationWarning,
-                  stacklevel=2)
+    warn_deprecated("segensemble.datasets.lac", "segensemble.consensus.lac.lac")
     return _lac(X, n_clusters, h=h, rng=rng, max_iter=max_iter)
 
 #: Kinds of projective solutions: (soft objects, weighted features).

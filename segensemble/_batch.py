@@ -15,9 +15,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import active_children, get_context
 from pathlib import Path
 
+from segensemble.atomic import file_digest
 from segensemble.errors import InputError, describe_exception, first_line
 
-__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "file_digest", "input_digests",
+__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "input_digests",
            "check_scheduler", "SCHEDULER_SCHEMES"]
 
 #: Address schemes of a Dask distributed scheduler.
@@ -62,23 +63,6 @@ def settings_key(settings) -> str:
     """
     text = json.dumps(settings.__dict__, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def file_digest(path) -> str:
-    """SHA-256 of a file's bytes (hex).
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> p = os.path.join(tempfile.mkdtemp(), "a"); _ = open(p, "wb").write(b"x")
-    >>> file_digest(p)[:12]
-    '2d711642b726'
-    """
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def input_digests(paths: dict) -> dict:

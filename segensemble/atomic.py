@@ -1,10 +1,12 @@
-"""Atomic file output: write to a temporary file beside the target, then rename.
+"""Atomic file output (write to a temporary file beside the target, then rename) and file digests.
 
-An interrupted run therefore never leaves a half-written output file.
+An interrupted run therefore never leaves a half-written output file; a
+file's digest tells whether a stored result was made from it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import socket
@@ -12,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "remove_stale_temporaries"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "remove_stale_temporaries", "file_digest"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -122,3 +124,20 @@ def remove_stale_temporaries(folder) -> int:
         except FileNotFoundError:
             pass
     return len(stale)
+
+
+def file_digest(path) -> str:
+    """SHA-256 of a file's bytes (hex), read in 1 MB blocks.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "a"; _ = p.write_bytes(b"x")
+    >>> file_digest(p)[:12]
+    '2d711642b726'
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

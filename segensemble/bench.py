@@ -17,7 +17,7 @@ import numpy as np
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble.validation import check_int, check_output_path, check_n_segments
-from segensemble.errors import InputError
+from segensemble.errors import InputError, warn_deprecated
 from segensemble.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
 
 __all__ = ["BenchConfig", "run_bench", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
@@ -48,14 +48,14 @@ class BenchConfig:
 
     def __post_init__(self, seed):
         if seed is not None:
-            _deprecated("BenchConfig(seed=...)", "random_state")
+            warn_deprecated("BenchConfig(seed=...)", "random_state")
             self.random_state = seed
 
     @classmethod
     def from_recipe(cls, recipe, *, random_state: int = 0, hierarchy: bool = True, max_pixels: int = 3_000_000,
                     downscale: bool = False, seed: int | None = None) -> BenchConfig:
         if seed is not None:
-            _deprecated("BenchConfig.from_recipe(seed=...)", "random_state")
+            warn_deprecated("BenchConfig.from_recipe(seed=...)", "random_state")
             random_state = seed
         return cls(segmenters=list(recipe.segmenters), method=recipe.method, n_segments=recipe.n_segments,
                    random_state=random_state, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
@@ -72,12 +72,6 @@ class BenchConfig:
 
     def key(self) -> str:
         return settings_key(self)
-
-
-def _deprecated(old: str, new: str) -> None:
-    import warnings
-
-    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
 
 
 def _image_seed(seed: int, image_id: str) -> int:
@@ -231,7 +225,7 @@ def run_bench(
 
     config = config or BenchConfig()
     if jobs is not None:
-        _deprecated("run_bench(jobs=...)", "n_jobs")
+        warn_deprecated("run_bench(jobs=...)", "n_jobs")
         n_jobs = jobs
     config.random_state = check_int(config.random_state, "random_state", minimum=0, maximum=2**32 - 1)
     config.max_pixels = check_int(config.max_pixels, "max_pixels", minimum=1)

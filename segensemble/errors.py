@@ -8,7 +8,7 @@ working, and the command-line interface maps it to exit code 2.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "FileFormatError", "first_line", "describe_exception", "describe"]
+__all__ = ["InputError", "FileFormatError", "first_line", "describe_exception", "describe", "warn_deprecated"]
 
 
 class InputError(ValueError):
@@ -50,6 +50,24 @@ def describe_exception(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {line}" if line else type(exc).__name__
 
 
+def warn_deprecated(old: str, new: str, *, stacklevel: int = 2) -> None:
+    """Warn (DeprecationWarning) that ``old`` is deprecated for ``new``, pointing at the caller of the function
+    that calls this one (``stacklevel`` counted from that function, as for ``warnings.warn``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_deprecated("f(jobs=...)", "n_jobs")
+    >>> str(caught[0].message)
+    'f(jobs=...) is deprecated; use n_jobs'
+    """
+    import warnings
+
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=stacklevel + 1)
+
+
 def describe(exc: BaseException) -> str:
     """Deprecated name of :func:`describe_exception`.
 
@@ -61,7 +79,5 @@ def describe(exc: BaseException) -> str:
     ...     describe(OSError("disk full"))
     'OSError: disk full'
     """
-    import warnings
-
-    warnings.warn("segensemble.errors.describe is deprecated; use describe_exception", DeprecationWarning, stacklevel=2)
+    warn_deprecated("segensemble.errors.describe", "describe_exception")
     return describe_exception(exc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.validation import check_image, check_n_segments
-from segensemble.errors import InputError
+from segensemble.errors import InputError, warn_deprecated
 from segensemble.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
                                    upscale_labels)
 from segensemble.segmentation import Segmentation
@@ -136,9 +136,7 @@ def fuse(
     from segensemble.runner import run_recipe
 
     if "n_clusters" in params:  # the estimators' name for it
-        import warnings
-
-        warnings.warn("fuse(n_clusters=...) is deprecated; use n_segments", DeprecationWarning, stacklevel=2)
+        warn_deprecated("fuse(n_clusters=...)", "n_segments")
         n_segments = params.pop("n_clusters")
     recipe = Recipe(name="fuse", version="", segmenters=(), method=method, n_segments=check_n_segments(n_segments),
                     params=params)

@@ -16,7 +16,7 @@ from pathlib import Path
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble.validation import check_int, check_output_path
-from segensemble.errors import InputError
+from segensemble.errors import InputError, warn_deprecated
 from segensemble.evaluation.benchmark import MAX_NTHRESH
 from segensemble.io import MAX_PIXELS
 
@@ -170,9 +170,7 @@ def score_results(
     if not 0 < float(config.max_dist) < 1:
         raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
     if jobs is not None:
-        import warnings
-
-        warnings.warn("score_results(jobs=...) is deprecated; use n_jobs", DeprecationWarning, stacklevel=2)
+        warn_deprecated("score_results(jobs=...)", "n_jobs")
         n_jobs = jobs
     n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)

@@ -90,9 +90,7 @@ def read_labels(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
     path = _existing(path)
     suffix = path.suffix.lower()
     if suffix == ".npy":
-        shape = _npy_header(path)
-        if len(shape) >= 2:
-            check_pixel_limit(shape[:2], max_pixels, str(path))
+        check_label_file(path, max_pixels)
         try:
             arr = np.load(path, allow_pickle=False)
         except Exception as exc:
