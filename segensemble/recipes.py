@@ -30,7 +30,7 @@ __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "rec
 #: Method parameters fitted to a recipe's particular members (dropped when the segmenters are replaced).
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
-_FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess")
+_FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class Recipe:
     params: dict = field(default_factory=dict)
     postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
     description: str = ""
+    #: Settings of the image-aware frame every method runs in on an image
+    #: (:data:`segensemble.consensus.spatial.SPATIAL_DEFAULTS` keys); for ``merge`` they are its parameters.
+    spatial: dict = field(default_factory=dict)
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
         """A copy with the given fields replaced.
@@ -63,21 +66,54 @@ class Recipe:
         Examples
         --------
         >>> r = BUILTIN["default"].with_overrides(segmenters=["slic", "felzenszwalb"])
-        >>> sorted(set(BUILTIN["default"].params) - set(r.params))
+        >>> sorted(set(BUILTIN["default"].spatial) - set(r.spatial))
         ['coefficients', 'member_weights']
         """
         new_params = dict(self.params) if method is None or method == self.method else {}
+        spatial = dict(self.spatial)
         if segmenters is not None and tuple(segmenters) != self.segmenters:
             for name in MEMBER_PARAMS:
                 new_params.pop(name, None)
+                spatial.pop(name, None)
         new_params.update(params or {})
         return replace(
             self,
+            spatial=spatial,
             segmenters=tuple(segmenters) if segmenters is not None else self.segmenters,
             method=method or self.method,
             n_segments=self.n_segments if n_segments is None else n_segments,
             params=new_params,
         )
+
+    def without_member_params(self) -> Recipe:
+        """A copy without the parameters fitted to the recipe's own members (for segmentations made elsewhere).
+
+        Examples
+        --------
+        >>> sorted(BUILTIN["default"].without_member_params().spatial)
+        ['min_size', 'threshold']
+        """
+        return replace(self, params={k: v for k, v in self.params.items() if k not in MEMBER_PARAMS},
+                       spatial={k: v for k, v in self.spatial.items() if k not in MEMBER_PARAMS})
+
+    def method_params(self, *, image: bool = True) -> dict:
+        """The consensus method's parameters: ``params``, and for ``merge`` on an image the spatial settings under them.
+
+        On an image ``merge`` is the image-aware frame without a partition
+        vote, so the recipe's spatial settings (learned coefficients, member
+        weights, cut, minimum size) are its defaults; without one (``image=False``)
+        it is the plain method with its own defaults.
+
+        Examples
+        --------
+        >>> BUILTIN["default"].method_params()["threshold"], BUILTIN["default"].method_params(image=False)
+        (0.45, {})
+        """
+        if self.method != "merge" or not image:
+            return dict(self.params)
+        from segensemble.consensus.spatial import merge_params
+
+        return {**merge_params(self.spatial), **self.params}
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -105,8 +141,10 @@ class Recipe:
         if unknown:
             raise InputError(f"{where}: params: {self.method} has no parameter(s) {sorted(unknown)}")
         k = check_n_segments(self.n_segments)
+        if not isinstance(self.spatial, dict):
+            raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
         try:
-            cls(**{**self.params, "n_clusters": k})._validate_params()
+            cls(**{**self.method_params(), "n_clusters": k})._validate_params()
         except (TypeError, ValueError) as exc:
             raise InputError(f"{where}: params: {' '.join(str(exc).split())}") from exc
         if not isinstance(self.postprocess, dict):
@@ -119,8 +157,18 @@ class Recipe:
             raise InputError(f"{where}: postprocess: connected: expected true or false, "
                              f"got {self.postprocess['connected']!r}")
         check_int(self.postprocess.get("min_size", 0), f"{where}: postprocess: min_size", minimum=0)
+        from segensemble.consensus.spatial import check_spatial
+
+        try:
+            check_spatial(self.spatial)
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from exc
         return self
 
+
+#: The ``seed`` recipe's members (parameters chosen on BSDS500 train/val, see README) and consensus method.
+SEED_SEGMENTERS = ("ncut", "graphcut", "chanvese", "slic")
+SEED_METHOD = "sdp"
 
 #: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
 #: val images only (see README, "Choosing the default recipe").
@@ -144,6 +192,35 @@ _RECIPES = (
         description="Boundary consensus with a learned merge criterion: greedy merging of atoms by the "
                     "probability that two regions differ, from the members' weighted boundary vote, the colour "
                     "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
+    ),
+    Recipe(
+        name="default",
+        version="4",
+        segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
+                    "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
+        method="merge",
+        spatial={
+            "threshold": 0.45,
+            "min_size": 200,
+            # fitted on BSDS500 train by benchmarks/train_merge_model.py (one coefficient per member)
+            "member_weights": [0.465, 0.437, 0.441, 0.465, 0.383, 0.595, 0.873],
+            "coefficients": {"vote": 3.659, "gradient": 1.388, "colour": 1.477, "texture": 0.623, "size": 2.231,
+                             "length": -0.52, "bias": -3.944},
+        },
+        postprocess={"connected": True, "min_size": 200},
+        description="Version 3's ensemble and learned boundary consensus (the same segmentations), with its learned "
+                    "criterion as the image-aware frame of every method: -m METHOD keeps these members, fitted "
+                    "weights and post-processing and swaps the consensus.",
+    ),
+    Recipe(
+        name="seed",
+        version="1",
+        segmenters=SEED_SEGMENTERS,
+        method=SEED_METHOD,
+        spatial={"threshold": 0.45, "min_size": 200},
+        postprocess={"connected": True, "min_size": 200},
+        description="The segmenters of the product brief - normalized cuts, graph cuts, Chan-Vese active contours, "
+                    "SLIC - fused in the image-aware frame (generic learned criterion).",
     ),
     Recipe(
         name="classic",
@@ -182,7 +259,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
     segs = data["segmenters"]
     if isinstance(segs, str) or not all(isinstance(x, str) for x in segs):
         raise InputError(f"{source}: segmenters: expected a list of segmenter specs, got {segs!r}")
-    for key, kind in (("params", dict), ("postprocess", dict)):
+    for key, kind in (("params", dict), ("postprocess", dict), ("spatial", dict)):
         if key in data and not isinstance(data[key], kind):
             raise InputError(f"{source}: {key}: expected a table of name = value, got {data[key]!r}")
     post = {"connected": False, "min_size": 0, **dict(data.get("postprocess", {}))}
@@ -195,6 +272,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
         params=dict(data.get("params", {})),
         postprocess=post,
         description=str(data.get("description", "")),
+        spatial=dict(data.get("spatial", {})),
     )
     return recipe.validate()
 

@@ -39,7 +39,8 @@ class FusionResult:
     members : list of Segmentation
         The ensemble's members, at the size that was processed.
     ensemble : Ensemble
-        The atoms the consensus saw (the agreed ensemble after CAP).
+        The objects the consensus method saw: the atoms (the agreed ensemble
+        after CAP), or in the image-aware frame the superatoms.
     estimator : fitted consensus estimator
     recipe : Recipe
         The recipe that was applied (with any overrides).
@@ -54,6 +55,9 @@ class FusionResult:
         The input's shape when it was processed downscaled (``downscale=True``).
     image : (h, w, 3) float array or None
         The processed image.
+    fusion : SpatialFusion or None
+        The image-aware frame's record (superatoms, the method's own
+        partition, the final hierarchy) when the method ran in it.
     """
 
     labels: np.ndarray
@@ -66,6 +70,7 @@ class FusionResult:
     confidence_kind: str | None = None
     downscaled_from: tuple | None = None
     image: np.ndarray | None = field(default=None, repr=False)
+    fusion: object = field(default=None, repr=False)
 
     def at_input_size(self, labels) -> np.ndarray:
         """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""
@@ -131,22 +136,35 @@ def _members(img, recipe, members, segmenter_rng):
     return members
 
 
-def _consensus(segs, recipe, img, random_state, agree):
-    """Atoms of the members, optional agreement (CAP), the consensus estimator fit; (labels, estimator, ensemble)."""
+def _consensus(segs, recipe, img, random_state, agree, image_aware):
+    """Atoms of the members, optional agreement (CAP), the consensus; (atom labels, estimator, ensemble, fusion).
+
+    On an image (and ``image_aware``) every method but ``merge``, which is the
+    frame itself, runs in the image-aware frame
+    (:func:`segensemble.consensus.spatial.image_aware_fit`): ``fusion`` is its
+    :class:`~segensemble.consensus.spatial.SpatialFusion`, the estimator is fit
+    on the superatoms and ``ensemble`` is theirs. Otherwise ``fusion`` is None.
+    """
     from segensemble import consensus
     from segensemble.validation import check_n_segments
     from segensemble.ensemble import Ensemble
 
-    est = consensus.make(recipe.method, check_n_segments(recipe.n_segments), random_state=random_state,
-                         **recipe.params)
+    k = check_n_segments(recipe.n_segments)
+    spatial = image_aware and img is not None
+    est = consensus.make(recipe.method, k, random_state=random_state, **recipe.method_params(image=img is not None))
     ens = Ensemble.from_segmentations(segs, image=img)
     if agree is not False and agree is not None:
         from segensemble.consensus.agreement import CAP
 
         cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
         ens = cap.fit_transform(ens, image=img)
+    if spatial and not est.capabilities.hierarchy:
+        from segensemble.consensus.spatial import image_aware_fit
+
+        fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
+        return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
     est.fit(ens)
-    return ens.to_image(est.labels_), est, ens
+    return est.labels_, est, ens, None, ens
 
 
 def _prepare_image(image, max_pixels, downscale):
@@ -175,6 +193,7 @@ def run_recipe(
     postprocess: bool = True,
     max_pixels: int | None = MAX_PIXELS,
     downscale: bool = False,
+    image_aware: bool = True,
 ) -> FusionResult:
     """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
 
@@ -207,6 +226,13 @@ def run_recipe(
     downscale : bool, default False
         Process an image above ``max_pixels`` downscaled and upscale the
         results back (otherwise it is refused).
+    image_aware : bool, default True
+        On an image, run the method in the image-aware frame
+        (:mod:`segensemble.consensus.spatial`: superatoms of the learned
+        boundary hierarchy, the method's partition as a vote, image-aware
+        ``'auto'``; the result is always post-processed into connected
+        regions of at least the frame's ``min_size`` pixels). False: the
+        method of its paper on the atoms (``fuse --plain``).
 
     Returns
     -------
@@ -236,22 +262,28 @@ def run_recipe(
     segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
-    labels, est, ens = _consensus(segs, recipe, img, random_state, agree)
+    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware)
     post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
     if img is None:
         post["min_size"] = 0  # no colours to merge small regions by
-    labels = apply_postprocess(labels, img, **post)
+    elif fusion is not None:  # image-aware: connected regions, none below the frame's minimum size
+        post = {"connected": True, "min_size": max(int(post.get("min_size", 0)), fusion.min_size)}
+    labels = apply_postprocess(atoms.to_image(atom_labels), img, **post)
     levels = None
     if hierarchy:
-        cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.params, random_state=random_state)
-        levels = [apply_postprocess(ens.to_image(c), img, **post) for c in cuts]
+        if fusion is not None:
+            cuts = [fusion.cut(k) for k in HIERARCHY_K]
+        else:
+            cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.method_params(image=img is not None),
+                                    random_state=random_state)
+        levels = [apply_postprocess(atoms.to_image(c), img, **post) for c in cuts]
     conf, kind = None, None
     if confidence is not None and est.capabilities.soft:  # 'max'/'entropy' were refused above for hard methods
         conf = confidence_map(est, ens, "max" if confidence == "auto" else confidence)
         kind = "memberships" if confidence == "auto" else confidence
     elif confidence == "auto" and levels:
         conf, kind = hierarchy_confidence(levels), "hierarchy"
-    result = FusionResult(labels, segs, ens, est, recipe, levels, conf, kind, original, img)
+    result = FusionResult(labels, segs, ens, est, recipe, levels, conf, kind, original, img, fusion)
     if original is not None:
         import cv2
 

@@ -5,7 +5,7 @@ import pytest
 
 from segensemble import InputError
 from segensemble.postprocess import connected_regions, merge_small, postprocess
-from segensemble.recipes import BUILTIN, load_recipe, recipe_from_mapping
+from segensemble.recipes import BUILTIN, VERSIONS, load_recipe, recipe_from_mapping
 
 
 def test_builtin_recipes_are_valid():
@@ -46,11 +46,22 @@ def test_unreadable_or_unknown_recipe(tmp_path):
 
 
 def test_overrides_merge_params_and_reset_them_for_a_new_method():
-    r = BUILTIN["default"]
+    r = VERSIONS["default"]["3"]
     same = r.with_overrides(params={"threshold": 0.4})
     assert same.params["threshold"] == 0.4 and same.params["min_size"] == r.params["min_size"]
     other = r.with_overrides(method="eac")
     assert other.params == {} and other.segmenters == r.segmenters
+
+
+def test_a_new_method_keeps_the_image_aware_settings_and_merge_reads_them():
+    r = BUILTIN["default"]
+    other = r.with_overrides(method="sdp")
+    assert other.spatial == r.spatial and other.postprocess == r.postprocess and other.params == {}
+    merged = r.method_params()
+    assert merged["criterion"] == "auto" and merged["threshold"] == 0.45 and merged["min_size"] == 200
+    assert merged["member_weights"] == r.spatial["member_weights"]
+    assert r.method_params(image=False) == {}  # plain label arrays: merge's own defaults
+    assert r.with_overrides(method="merge", params={"threshold": 0.3}).method_params()["threshold"] == 0.3
 
 
 def test_postprocess_connected_and_small_regions():
@@ -67,7 +78,10 @@ def test_postprocess_connected_and_small_regions():
 
 
 def test_new_segmenters_drop_the_parameters_fitted_to_the_old_members():
-    r = BUILTIN["default"]
+    new = BUILTIN["default"].with_overrides(segmenters=["slic", "felzenszwalb"])
+    assert set(new.spatial) == {"threshold", "min_size"}
+    assert BUILTIN["default"].without_member_params().spatial == new.spatial
+    r = VERSIONS["default"]["3"]
     other = r.with_overrides(segmenters=["slic", "felzenszwalb"])
     assert "member_weights" not in other.params and "coefficients" not in other.params
     assert other.params["criterion"] == "learned" and other.params["threshold"] == r.params["threshold"]
@@ -86,7 +100,7 @@ def test_printed_recipe_is_a_recipe_file(tmp_path):
     (tmp_path / "mine.json").write_text(result.stdout)
     assert load_recipe(tmp_path / "mine.json") == BUILTIN["default"]
     # the nested coefficient table also reads from TOML
-    c = BUILTIN["default"].params["coefficients"]
+    c = BUILTIN["default"].spatial["coefficients"]
     (tmp_path / "m.toml").write_text('name = "m"\nsegmenters = ["slic", "felzenszwalb"]\nmethod = "merge"\n'
                                      '[params]\ncriterion = "learned"\nmember_weights = [1.0, 2.0]\n'
                                      '[params.coefficients]\n' + "".join(f"{k} = {v}\n" for k, v in c.items()))

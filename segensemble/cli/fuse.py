@@ -12,24 +12,27 @@ from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, 
 from segensemble.cli.segment import announce_downscale
 from segensemble.errors import InputError
 
-DEFAULT_SEGMENTERS = "slic,felzenszwalb"
-DEFAULT_METHOD = "eac"
+#: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
+DEFAULT_RECIPE = "default"
 
 
-def _recipe(recipe, segmenters, method, n_segments, param):
-    """The recipe to apply: a named or file recipe with the command-line overrides, or one made of the options."""
+def _recipe(recipe, segmenters, method, n_segments, param, inputs):
+    """The recipe to apply: the named or file recipe (default: the default recipe) with the command-line overrides.
+
+    With ``--inputs`` the members are not the recipe's segmenters, so the parameters fitted to those are dropped.
+    """
     from segensemble.validation import check_n_segments
-    from segensemble.recipes import Recipe, load_recipe
+    from segensemble.recipes import load_recipe
     from segensemble.specs import parse_segmenter_list
 
     specs = None if segmenters is None else parse_segmenter_list(segmenters)
-    if recipe is not None:
-        chosen = load_recipe(recipe).with_overrides(segmenters=specs, method=method, n_segments=n_segments,
-                                                    params=parse_params(param)).validate()
-    else:
-        chosen = Recipe(name="command line", version="", segmenters=tuple(specs or
-                                                                           parse_segmenter_list(DEFAULT_SEGMENTERS)),
-                        method=method or DEFAULT_METHOD, n_segments=n_segments or "auto", params=parse_params(param))
+    if n_segments is not None:
+        check_n_segments(n_segments, "--n-segments")
+    chosen = load_recipe(recipe or DEFAULT_RECIPE)
+    if inputs:
+        chosen = chosen.without_member_params()
+    chosen = chosen.with_overrides(segmenters=specs, method=method, n_segments=n_segments,
+                                   params=parse_params(param)).validate()
     check_n_segments(chosen.n_segments, "--n-segments")
     return chosen
 
@@ -106,6 +109,24 @@ def _print_explanation(est, labels) -> None:
     out.print(table)
 
 
+def _agreement(agree, img, words, seed):
+    """The CAP step of ``--agree`` (None without it)."""
+    if not agree:
+        return None
+    if img is None:
+        raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
+    from segensemble.consensus.agreement import CAP
+
+    return CAP(n_words=words, random_state=seed)
+
+
+def _report(result, chosen, output) -> None:
+    objects = (f"{result.ensemble.n_objects} atoms" if result.fusion is None else
+               f"{len(result.fusion.superatoms)} atoms, {result.ensemble.n_objects} superatoms")
+    err.print(f"fused {len(result.members)} segmentations ({objects}) with {chosen.method} "
+              f"into {int(result.labels.max()) + 1} regions -> {output}", markup=False)
+
+
 def _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
     from segensemble.validation import check_distinct_paths
@@ -134,12 +155,14 @@ _Segmenters = Annotated[Optional[str], typer.Option(
         "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")]
 _Method = Annotated[Optional[str], typer.Option(
         "--method", "-m", help=f"Consensus method: {', '.join(CONSENSUS_METHODS)} (see 'segensemble methods'; "
-        "default: eac, or the recipe's).")]
+        "default: the recipe's). Alone it keeps the recipe's members, image-aware settings and post-processing "
+        "and swaps the method.")]
 _NSegments = Annotated[Optional[str], typer.Option(
         "--n-segments", "-k", help="Number of fused regions, or 'auto' (default).")]
 _Recipe = Annotated[Optional[str], typer.Option(
         "--recipe", "-r", help="A recipe (see 'segensemble recipes'; pin a version as NAME@VERSION): its ensemble, "
-        "method, parameters and post-processing; -s/-m/-k/-p override it.")]
+        "method, parameters and post-processing; -s/-m/-k/-p override it. Default: 'default', the newest "
+        "default recipe.")]
 _Image = Annotated[Optional[Path], typer.Option(
         "--image", help="With --inputs: the image, for methods that use image features.")]
 _Confidence = Annotated[Optional[Path], typer.Option(
@@ -152,6 +175,9 @@ _Explain = Annotated[bool, typer.Option(
 _Agree = Annotated[bool, typer.Option(
         "--agree", help="Make the segmentations agree first (Clustering Agreement Process, visual words).")]
 _Words = Annotated[int, typer.Option("--words", help="Visual words for --agree.", min=2)]
+_Plain = Annotated[bool, typer.Option(
+        "--plain", help="Run the method as in its paper on the atoms, without the image-aware frame (superatoms of "
+        "the learned boundary hierarchy, the method's partition as a vote, image-aware -k auto).")]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
@@ -176,13 +202,21 @@ def fuse(
     words: _Words = 32,
     max_pixels: MaxPixels = 3_000_000,
     downscale: Downscale = False,
+    plain: _Plain = False,
     verbose: _Verbose = False,
 ):
     """Fuse several segmentations of one image into one label map.
 
+    Without options the default recipe is applied (its seven segmenters, boundary consensus with the learned
+    criterion, post-processing). On an image every method runs image-aware: the result is connected regions of at
+    least the recipe's minimum size, and -k auto is chosen from the image (the learned stopping probability).
+
     \b
     Examples:
-      segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k auto -o fused.png
+      segensemble fuse photo.jpg -o fused.png
+      segensemble fuse photo.jpg -m sdp -o fused.png
+      segensemble fuse photo.jpg --recipe seed -m borda -o fused.png
+      segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k 8 -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
       segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
@@ -190,29 +224,23 @@ def fuse(
       segensemble fuse photo.jpg --recipe default@3 -o fused.png
     """
     _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale)
-    chosen = _recipe(recipe, segmenters, method, n_segments, param)
+    chosen = _recipe(recipe, segmenters, method, n_segments, param, inputs)
     _check_options(chosen, confidence, explain)
     from segensemble.io import write_labels
     from segensemble.runner import run_recipe
 
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
-    if agree and img is None:
-        raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
-    cap = None
-    if agree:
-        from segensemble.consensus.agreement import CAP
-
-        cap = CAP(n_words=words, random_state=seed)
+    cap = _agreement(agree, img, words, seed)
     result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
-                        downscale=downscale, confidence=None if confidence is None else confidence_kind.value)
+                        downscale=downscale, confidence=None if confidence is None else confidence_kind.value,
+                        image_aware=not plain)
     if result.image is not None and not inputs:
         announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
     if verbose:
         _diagnostics(result, cap)
     write_labels(output, result.labels)
-    err.print(f"fused {len(result.members)} segmentations ({result.ensemble.n_objects} atoms) with {chosen.method} "
-              f"into {int(result.labels.max()) + 1} regions -> {output}", markup=False)
-    if explain:
-        _print_explanation(result.estimator, result.labels)
+    _report(result, chosen, output)
+    if explain:  # the method's own clusters (in the image-aware frame: of the superatoms, before the merging)
+        _print_explanation(result.estimator, result.ensemble.to_image(result.estimator.labels_))
     if confidence is not None:
         _write_confidence(confidence, result.confidence, confidence_kind.value)
