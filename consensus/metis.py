@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 
 import numpy as np
 import pymetis
@@ -55,11 +56,33 @@ def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int =
     vw = None
     if vertex_weights is not None:
         vw = np.maximum(0, np.round(np.asarray(vertex_weights, dtype=np.float64))).astype(np.int64).tolist()
-    result = pymetis.part_graph(
-        n_parts, pymetis.CSRAdjacency(A.indptr.tolist(), A.indices.tolist()), eweights=ew.tolist(),
-        vweights=vw, options=pymetis.Options(seed=int(seed)),
-    )
+    with _quiet_c_stdout():  # METIS prints "***Cannot bisect a graph with 0 vertices!" for parts it leaves empty
+        result = pymetis.part_graph(
+            n_parts, pymetis.CSRAdjacency(A.indptr.tolist(), A.indices.tolist()), eweights=ew.tolist(),
+            vweights=vw, options=pymetis.Options(seed=int(seed)),
+        )
     return np.asarray(result.vertex_part, dtype=np.int64)
+
+
+@contextlib.contextmanager
+def _quiet_c_stdout():
+    """Send what C code writes to the process's standard output to /dev/null for the duration."""
+    import os
+    import sys
+
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no file descriptor 1 (embedded interpreters)
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 class _MetisConsensus(ConsensusClusterer):

@@ -12,19 +12,23 @@ On an image every method is therefore run inside one shared frame:
    criterion ``'learned'``; regions below ``min_size`` first).
 2. **Image-aware** ``'auto'`` — the number of regions of that hierarchy cut
    at the learned stopping probability ``threshold`` (what the default recipe
-   uses on its own).
+   uses on its own) is the K the method is fit with.
 3. **Superatoms** — the hierarchy cut at the lower ``fine_threshold``: every
    superatom is a connected union of atoms the learned criterion is confident
    belong together. The consensus method clusters the superatoms (member
    label of a superatom = the member's pixel-majority label in it; weight =
    pixels), at the K asked for or the image-aware K.
-4. **The method's partition as a vote** — the superatoms are merged again,
-   weakest key first, with key ``(p + w * c) / (1 + w)``: ``p`` the learned
+4. **The method's partition as boundary evidence** — the superatoms are
+   merged again, weakest key first, with key ``p + w * c``: ``p`` the learned
    probability and ``c`` the share of the shared border across which the
    method's partition separates the two regions (``w =
-   partition_weight``); cut at K regions. Regions are connected unions of
-   adjacent superatoms; the pipeline's post-processing then merges pieces
-   below ``min_size``.
+   partition_weight``); cut at K regions when K is given, else where the key
+   reaches ``threshold`` ``t``: regions the method keeps apart merge only
+   when ``p < t - w``, the others when ``p < t``. The method adds the
+   boundaries it is sure of to the learned ones; it does not erase them.
+   Regions are connected unions of adjacent (connected) atoms; the
+   pipeline's post-processing then merges the specks left with their atoms
+   and pieces below ``min_size``.
 
 Without an image (plain label arrays, ``fuse --inputs`` without ``--image``)
 none of this applies: the method is the one of its paper.
@@ -69,7 +73,7 @@ SPATIAL_DEFAULTS = {
     "threshold": 0.45,
     "min_size": 200,
     "fine_threshold": 0.3,
-    "partition_weight": 0.1,
+    "partition_weight": 0.05,
     "member_weights": None,
     "coefficients": None,
 }
@@ -235,7 +239,8 @@ class SpatialFusion:
     labels : (n_atoms,) int array
         The image-aware consensus of the atoms (0..K-1).
     n_segments : int
-        K: the number asked for, or the image-aware ``'auto'``.
+        K: the number asked for, or with ``'auto'`` the number of regions
+        of the result (the method was fit with the frame's K).
     atoms : Ensemble
         The atoms of the frame: the 4-connected pieces of the input's atoms
         (:func:`connected_atoms`); ``atoms.to_image(labels)`` paints the result.
@@ -284,7 +289,7 @@ def _learned_key(coefficients, partition_weight: float = 0.0):
 
     def key(m, u, vs):
         p = boundary_probability(pair_features_many(m, u, vs), coefficients)
-        return p if w == 0 else (p + w * m.border_means(u, vs)[:, 2]) / (1.0 + w)
+        return p if w == 0 else p + w * m.border_means(u, vs)[:, 2]
 
     return key
 
@@ -403,5 +408,9 @@ def image_aware_fit(estimator, ensemble: Ensemble, *, n_segments="auto", gradien
         _learned_key(frame.coefficients, s["partition_weight"]), min_size=s["min_size"], batched=True)
     fusion = SpatialFusion(None, k, ensemble, superatoms, reduced, est.labels_, merges, heights, int(s["min_size"]),
                            est, frame.seconds, cached)
-    fusion.labels = fusion.cut(k)
+    if n_segments == "auto":  # the learned stopping probability, on the key that carries the method's vote
+        fusion.labels = cut_hierarchy(reduced.n_objects, merges, heights, threshold=s["threshold"])[superatoms]
+        fusion.n_segments = int(fusion.labels.max()) + 1
+    else:
+        fusion.labels = fusion.cut(k)
     return fusion

@@ -95,7 +95,10 @@ def fuse(
     :meth:`Ensemble.from_segmentations`), the registered consensus method is fit
     on them, and the consensus is painted back on the image grid: the
     recipe runner (:func:`segensemble.runner.run_recipe`) with these members
-    and method, without post-processing.
+    and method, without the recipe's post-processing. Without ``image`` the
+    method is the one of its paper; with it, the method runs image-aware
+    (:mod:`segensemble.consensus.spatial`: connected regions of at least 200
+    pixels, an image-aware ``'auto'``).
 
     Parameters
     ----------

@@ -30,7 +30,8 @@ __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "rec
 #: Method parameters fitted to a recipe's particular members (dropped when the segmenters are replaced).
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
-_FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial")
+_FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial",
+           "image_aware")
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class Recipe:
     #: Settings of the image-aware frame every method runs in on an image
     #: (:data:`segensemble.consensus.spatial.SPATIAL_DEFAULTS` keys); for ``merge`` they are its parameters.
     spatial: dict = field(default_factory=dict)
+    #: Run the method in the image-aware frame on an image (recipes published before it, such as
+    #: ``default@3``, keep the method on the raw atoms so that their results never change).
+    image_aware: bool = True
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
         """A copy with the given fields replaced.
@@ -141,6 +145,8 @@ class Recipe:
         if unknown:
             raise InputError(f"{where}: params: {self.method} has no parameter(s) {sorted(unknown)}")
         k = check_n_segments(self.n_segments)
+        if not isinstance(self.image_aware, bool):
+            raise InputError(f"{where}: image_aware: expected true or false, got {self.image_aware!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
         try:
@@ -168,7 +174,7 @@ class Recipe:
 
 #: The ``seed`` recipe's members (parameters chosen on BSDS500 train/val, see README) and consensus method.
 SEED_SEGMENTERS = ("ncut", "graphcut", "chanvese", "slic")
-SEED_METHOD = "sdp"
+SEED_METHOD = "ecbpce"
 
 #: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
 #: val images only (see README, "Choosing the default recipe").
@@ -189,6 +195,7 @@ _RECIPES = (
                              "length": -0.52, "bias": -3.944},
         },
         postprocess={"connected": True, "min_size": 200},
+        image_aware=False,
         description="Boundary consensus with a learned merge criterion: greedy merging of atoms by the "
                     "probability that two regions differ, from the members' weighted boundary vote, the colour "
                     "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
@@ -208,19 +215,22 @@ _RECIPES = (
                              "length": -0.52, "bias": -3.944},
         },
         postprocess={"connected": True, "min_size": 200},
-        description="Version 3's ensemble and learned boundary consensus (the same segmentations), with its learned "
-                    "criterion as the image-aware frame of every method: -m METHOD keeps these members, fitted "
-                    "weights and post-processing and swaps the consensus.",
+        description="Version 3's ensemble and learned boundary consensus, run in the image-aware frame (connected "
+                    "atoms); its learned criterion is the frame of every method: -m METHOD keeps these members, "
+                    "fitted weights and post-processing and swaps the consensus.",
     ),
     Recipe(
         name="seed",
         version="1",
         segmenters=SEED_SEGMENTERS,
         method=SEED_METHOD,
-        spatial={"threshold": 0.45, "min_size": 200},
+        # chosen on the first 20 BSDS500 val images (benchmarks/methods_on_bsds.py): its members are coarse, so the
+        # frame stops a little later (0.5) and the method's boundaries weigh a little more (0.1)
+        spatial={"threshold": 0.5, "min_size": 200, "partition_weight": 0.1},
         postprocess={"connected": True, "min_size": 200},
         description="The segmenters of the product brief - normalized cuts, graph cuts, Chan-Vese active contours, "
-                    "SLIC - fused in the image-aware frame (generic learned criterion).",
+                    "SLIC - fused by projective clustering ensembles (E-CB-PCE) in the image-aware frame (generic "
+                    "learned criterion); -m sdp, -m borda, ... swap the consensus.",
     ),
     Recipe(
         name="classic",
@@ -273,6 +283,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
         postprocess=post,
         description=str(data.get("description", "")),
         spatial=dict(data.get("spatial", {})),
+        image_aware=data.get("image_aware", True),
     )
     return recipe.validate()
 

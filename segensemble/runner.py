@@ -150,7 +150,7 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware):
     from segensemble.ensemble import Ensemble
 
     k = check_n_segments(recipe.n_segments)
-    spatial = image_aware and img is not None
+    spatial = image_aware and recipe.image_aware and img is not None
     est = consensus.make(recipe.method, k, random_state=random_state, **recipe.method_params(image=img is not None))
     ens = Ensemble.from_segmentations(segs, image=img)
     if agree is not False and agree is not None:
@@ -158,11 +158,14 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware):
 
         cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
         ens = cap.fit_transform(ens, image=img)
-    if spatial and not est.capabilities.hierarchy:
-        from segensemble.consensus.spatial import image_aware_fit
+    if spatial:
+        from segensemble.consensus.spatial import connected_atoms, image_aware_fit
 
-        fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
-        return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
+        if est.capabilities.hierarchy:  # merge is the frame itself: its learned hierarchy on the connected atoms
+            ens = connected_atoms(ens)
+        else:
+            fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
+            return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
     est.fit(ens)
     return est.labels_, est, ens, None, ens
 

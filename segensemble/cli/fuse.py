@@ -152,7 +152,7 @@ _Inputs = Annotated[bool, typer.Option(
         "--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them.")]
 _Segmenters = Annotated[Optional[str], typer.Option(
         "--segmenters", "-s", help="Comma-separated segmenters with optional parameters, e.g. "
-        "'slic:n_segments=300,felzenszwalb:scale=500' (default: slic,felzenszwalb, or the recipe's).")]
+        "'slic:n_segments=300,felzenszwalb:scale=500' (default: the recipe's).")]
 _Method = Annotated[Optional[str], typer.Option(
         "--method", "-m", help=f"Consensus method: {', '.join(CONSENSUS_METHODS)} (see 'segensemble methods'; "
         "default: the recipe's). Alone it keeps the recipe's members, image-aware settings and post-processing "
