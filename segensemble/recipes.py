@@ -178,43 +178,36 @@ SEED_METHOD = "ecbpce"
 
 #: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
 #: val images only (see README, "Choosing the default recipe").
+_DEFAULT_V3 = Recipe(
+    name="default",
+    version="3",
+    segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
+                "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
+    method="merge",
+    params={
+        "criterion": "learned",
+        "threshold": 0.45,
+        "min_size": 200,
+        # fitted on BSDS500 train by benchmarks/train_merge_model.py (one coefficient per member)
+        "member_weights": [0.465, 0.437, 0.441, 0.465, 0.383, 0.595, 0.873],
+        "coefficients": {"vote": 3.659, "gradient": 1.388, "colour": 1.477, "texture": 0.623, "size": 2.231,
+                         "length": -0.52, "bias": -3.944},
+    },
+    postprocess={"connected": True, "min_size": 200},
+    image_aware=False,
+    description="Boundary consensus with a learned merge criterion: greedy merging of atoms by the "
+                "probability that two regions differ, from the members' weighted boundary vote, the colour "
+                "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
+)
+
 _RECIPES = (
-    Recipe(
-        name="default",
-        version="3",
-        segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
-                    "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
-        method="merge",
-        params={
-            "criterion": "learned",
-            "threshold": 0.45,
-            "min_size": 200,
-            # fitted on BSDS500 train by benchmarks/train_merge_model.py (one coefficient per member)
-            "member_weights": [0.465, 0.437, 0.441, 0.465, 0.383, 0.595, 0.873],
-            "coefficients": {"vote": 3.659, "gradient": 1.388, "colour": 1.477, "texture": 0.623, "size": 2.231,
-                             "length": -0.52, "bias": -3.944},
-        },
-        postprocess={"connected": True, "min_size": 200},
-        image_aware=False,
-        description="Boundary consensus with a learned merge criterion: greedy merging of atoms by the "
-                    "probability that two regions differ, from the members' weighted boundary vote, the colour "
-                    "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
-    ),
-    Recipe(
-        name="default",
+    _DEFAULT_V3,
+    replace(
+        _DEFAULT_V3,
         version="4",
-        segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
-                    "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
-        method="merge",
-        spatial={
-            "threshold": 0.45,
-            "min_size": 200,
-            # fitted on BSDS500 train by benchmarks/train_merge_model.py (one coefficient per member)
-            "member_weights": [0.465, 0.437, 0.441, 0.465, 0.383, 0.595, 0.873],
-            "coefficients": {"vote": 3.659, "gradient": 1.388, "colour": 1.477, "texture": 0.623, "size": 2.231,
-                             "length": -0.52, "bias": -3.944},
-        },
-        postprocess={"connected": True, "min_size": 200},
+        params={},
+        spatial={k: _DEFAULT_V3.params[k] for k in ("threshold", "min_size", "member_weights", "coefficients")},
+        image_aware=True,
         description="Version 3's ensemble and learned boundary consensus, run in the image-aware frame (connected "
                     "atoms); its learned criterion is the frame of every method: -m METHOD keeps these members, "
                     "fitted weights and post-processing and swaps the consensus.",
