@@ -208,9 +208,9 @@ _RECIPES = (
         params={},
         spatial={k: _DEFAULT_V3.params[k] for k in ("threshold", "min_size", "member_weights", "coefficients")},
         image_aware=True,
-        description="Version 3's ensemble and learned boundary consensus, run in the image-aware frame (connected "
-                    "atoms); its learned criterion is the frame of every method: -m METHOD keeps these members, "
-                    "fitted weights and post-processing and swaps the consensus.",
+        description="Version 3's ensemble and learned boundary consensus (the same segmentations); its learned "
+                    "criterion is the image-aware frame of every method: -m METHOD keeps these members, fitted "
+                    "weights and post-processing and swaps the consensus.",
     ),
     Recipe(
         name="seed",

@@ -158,14 +158,11 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware):
 
         cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
         ens = cap.fit_transform(ens, image=img)
-    if spatial:
-        from segensemble.consensus.spatial import connected_atoms, image_aware_fit
+    if spatial and not est.capabilities.hierarchy:  # merge is the frame's learned hierarchy itself, on the atoms
+        from segensemble.consensus.spatial import image_aware_fit
 
-        if est.capabilities.hierarchy:  # merge is the frame itself: its learned hierarchy on the connected atoms
-            ens = connected_atoms(ens)
-        else:
-            fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
-            return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
+        fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
+        return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
     est.fit(ens)
     return est.labels_, est, ens, None, ens
 
