@@ -30,6 +30,7 @@ __all__ = [
     "cut_hierarchy",
     "pair_features",
     "pair_features_many",
+    "normalised_member_weights",
     "region_merger",
     "boundary_probability",
     "PAIR_FEATURES",
@@ -244,6 +245,21 @@ def boundary_probability(features, coefficients):
     return float(1.0 / (1.0 + np.exp(-z)))
 
 
+def normalised_member_weights(weights, n_members: int) -> np.ndarray:
+    """Member weights checked (finite, non-negative, one per member, not all zero) and scaled to sum to 1.
+
+    Examples
+    --------
+    >>> normalised_member_weights([1, 3], 2).tolist()
+    [0.25, 0.75]
+    """
+    w = np.asarray(weights, dtype=np.float64).ravel()
+    if w.shape != (n_members,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
+                         f"all zero), got {np.asarray(weights).tolist()}")
+    return w / w.sum()
+
+
 def _check_coefficients(coefficients) -> dict:
     if coefficients is None:
         return LEARNED_COEFFICIENTS
@@ -411,13 +427,7 @@ class BoundaryMerge(ConsensusClusterer):
 
     def _member_weights(self, ensemble) -> np.ndarray:
         m = ensemble.n_members
-        if self.member_weights is None:
-            return np.full(m, 1.0 / m)
-        w = np.asarray(self.member_weights, dtype=np.float64).ravel()
-        if w.shape != (m,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise InputError(f"member_weights: expected {m} non-negative finite weights (one per member, not all "
-                             f"zero), got {np.asarray(self.member_weights).tolist()}")
-        return w / w.sum()
+        return np.full(m, 1.0 / m) if self.member_weights is None else normalised_member_weights(self.member_weights, m)
 
     @staticmethod
     def _image_gradient(ensemble, grad):

@@ -57,8 +57,9 @@ import scipy.sparse as sp
 
 from segensemble.constraints import Interval
 from segensemble.consensus._region_merger import RegionMerger
-from segensemble.consensus.merging import (LEARNED_COEFFICIENTS, _check_coefficients, _image_statistics,
-                                           atom_adjacency, boundary_probability, cut_hierarchy, pair_features_many)
+from segensemble.consensus.merging import (_check_coefficients, _image_statistics, atom_adjacency,
+                                           boundary_probability, cut_hierarchy, normalised_member_weights,
+                                           pair_features_many)
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 
@@ -335,12 +336,13 @@ def _frame(ensemble, gradient, s) -> tuple[_Frame, bool]:
         if key in _FRAMES:
             return _FRAMES[key], True
     start = time.perf_counter()
-    m = ensemble.n_members
-    weights = None if s["member_weights"] is None else np.asarray(s["member_weights"], dtype=np.float64).ravel()
-    if weights is not None and (weights.shape != (m,) or np.any(weights < 0) or weights.sum() <= 0):
-        raise InputError(f"spatial: member_weights: expected {m} non-negative weights, got {weights.tolist()}")
-    weights = None if weights is None else weights / weights.sum()
-    coefficients = LEARNED_COEFFICIENTS if s["coefficients"] is None else _check_coefficients(s["coefficients"])
+    weights = None
+    if s["member_weights"] is not None:
+        try:
+            weights = normalised_member_weights(s["member_weights"], ensemble.n_members)
+        except InputError as exc:
+            raise InputError(f"spatial: {exc}") from exc
+    coefficients = _check_coefficients(s["coefficients"])  # the learned defaults for None
     borders = _Borders(ensemble, boundary_strength(ensemble.image) if gradient is None else gradient, weights)
     merges, heights = borders.merger(np.arange(ensemble.n_objects)).run(_learned_key(coefficients),
                                                                         min_size=s["min_size"], batched=True)
