@@ -74,6 +74,11 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
     overlap = A.T @ (reference * weights[:, None])
+    # Equal matchings must tie exactly: weights and their duplicates sum the overlaps in different orders, and
+    # rounding noise would otherwise pick between them (quantised to 2^-30 of the total overlap).
+    total = float(overlap.sum())
+    if total > 0:
+        overlap = np.round(overlap * (2.0**30 / total))
     rows, cols = linear_sum_assignment(-overlap)
     target = np.argmax(overlap, axis=1)
     target[rows] = cols

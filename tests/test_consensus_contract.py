@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from segensemble import Ensemble, InputError, consensus
@@ -51,6 +51,8 @@ def test_identical_members_give_back_that_labelling(name, seed, k):
 @pytest.mark.parametrize("name", METHODS)
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000))
+@example(seed=1371)  # dwh: two equally good matchings, once told apart by rounding noise in the overlaps
+@example(seed=1437)
 def test_weights_equal_duplicated_objects(name, seed):
     rng = np.random.default_rng(seed)
     L = _ensemble(seed, n=15)
