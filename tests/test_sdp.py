@@ -91,6 +91,17 @@ def test_auto_solver_picks_by_size():
     assert SDP(n_clusters=2).fit(large).solver_ == "lowrank"
 
 
+def test_auto_solver_takes_scs_when_the_low_rank_factor_would_be_wide():
+    from segensemble.consensus import sdp
+
+    L, _ = rpm_ensemble(100, 4, 25, 0.2, rng=0)
+    n = Ensemble.from_labels(L).n_objects
+    assert sdp.AUTO_SCS_OBJECTS < n <= sdp.AUTO_SCS_DENSE_OBJECTS
+    assert SDP(n_clusters=25).fit(L).solver_ == "scs"      # 2 K = 50 columns >= n / 2
+    assert SDP(n_clusters=5).fit(L).solver_ == "lowrank"   # 10 columns
+    assert SDP(n_clusters=5, rank=50).fit(L).solver_ == "scs"
+
+
 @pytest.mark.parametrize("rounding", ["wta", "kmeans"])
 def test_roundings_recover_planted_clusters(rounding):
     L, z = rpm_ensemble(400, 12, 5, 0.3, rng=2)
