@@ -253,10 +253,9 @@ def normalised_member_weights(weights, n_members: int) -> np.ndarray:
     >>> normalised_member_weights([1, 3], 2).tolist()
     [0.25, 0.75]
     """
-    w = np.asarray(weights, dtype=np.float64).ravel()
-    if w.shape != (n_members,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
-                         f"all zero), got {np.asarray(weights).tolist()}")
+    from segensemble.ensemble import check_member_weights
+
+    w = check_member_weights(weights, n_members)
     return w / w.sum()
 
 

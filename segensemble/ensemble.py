@@ -12,7 +12,7 @@ from segensemble.validation import check_image, check_label_map, check_weights, 
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation, canonical_codes
 
-__all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
+__all__ = ["Ensemble", "DENSE_OBJECT_LIMIT", "check_member_weights"]
 
 #: Largest number of objects for which an n x n dense matrix is formed
 #: (16000^2 float64 values = 2 GB).
@@ -26,6 +26,29 @@ def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, value
     )
     return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
 
+
+
+def check_member_weights(member_weights, n_members: int) -> np.ndarray:
+    """One weight per member as a float array: finite, non-negative, not all zero (one-line error otherwise).
+
+    Examples
+    --------
+    >>> check_member_weights([1, 3], 2).tolist()
+    [1.0, 3.0]
+    >>> check_member_weights([1, -1], 2)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: member_weights: expected 2 non-negative weights (finite, one per member, not \
+all zero), got [1, -1]
+    """
+    try:
+        a = np.asarray(member_weights, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        a = np.full(0, np.nan)
+    if a.shape != (n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
+        raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
+                         f"all zero), got {describe_value(member_weights)}")
+    return a
 
 class Ensemble:
     """A clustering ensemble: m labellings of the same n objects.
@@ -312,13 +335,7 @@ class Ensemble:
     def _member_weights(self, member_weights) -> np.ndarray:
         if member_weights is None:
             return np.ones(self.n_members)
-        a = np.asarray(member_weights, dtype=np.float64)
-        if a.shape != (self.n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
-            raise InputError(
-                f"member_weights: expected {self.n_members} non-negative weights with a positive sum, "
-                f"got {describe_value(member_weights)}"
-            )
-        return a
+        return check_member_weights(member_weights, self.n_members)
 
     def coassociation_matvec(self, v, member_weights=None) -> np.ndarray:
         """Product X @ v with the co-association matrix X, never forming X.
