@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import numpy as np
 import pymetis
@@ -64,25 +65,43 @@ def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int =
     return np.asarray(result.vertex_part, dtype=np.int64)
 
 
+_QUIET_LOCK = threading.Lock()
+_QUIET = {"depth": 0, "saved": None}
+
+
 @contextlib.contextmanager
 def _quiet_c_stdout():
-    """Send what C code writes to the process's standard output to /dev/null for the duration."""
+    """Send what C code writes to the process's standard output to /dev/null for the duration.
+
+    File descriptor 1 belongs to the whole process: threads that partition at
+    the same time share one redirection (the first to enter makes it, the last
+    to leave restores the saved descriptor), so standard output is always
+    given back.
+    """
     import os
     import sys
 
+    with _QUIET_LOCK:
+        if _QUIET["depth"] == 0:
+            try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+            except (OSError, ValueError, AttributeError):  # no file descriptor 1 (embedded interpreters)
+                saved = None
+            if saved is not None:
+                with open(os.devnull, "wb") as null:
+                    os.dup2(null.fileno(), 1)
+            _QUIET["saved"] = saved
+        _QUIET["depth"] += 1
     try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError, AttributeError):  # no file descriptor 1 (embedded interpreters)
         yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 1)
-            yield
     finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+        with _QUIET_LOCK:
+            _QUIET["depth"] -= 1
+            if _QUIET["depth"] == 0 and _QUIET["saved"] is not None:
+                os.dup2(_QUIET["saved"], 1)
+                os.close(_QUIET["saved"])
+                _QUIET["saved"] = None
 
 
 class _MetisConsensus(ConsensusClusterer):

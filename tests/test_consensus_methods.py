@@ -183,3 +183,30 @@ def test_best_of_k_honours_k_when_no_member_has_k_clusters(name):
     est = consensus.get(name)(n_clusters=2).fit(L)
     assert est.labels_.tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
     assert consensus.get(name)(n_clusters=3).fit(L).n_clusters_ == 3  # a member with K clusters: chosen as is
+
+
+def test_metis_silencing_gives_standard_output_back_when_threads_overlap(capfd):
+    """METIS's C messages are silenced on fd 1; threads partitioning at once must not leave fd 1 on /dev/null."""
+    import os
+    import threading
+
+    from segensemble.consensus.metis import _quiet_c_stdout
+
+    before = os.fstat(1)
+    entered, second_in = threading.Event(), threading.Event()
+
+    def first():
+        with _quiet_c_stdout():
+            entered.set()
+            second_in.wait()
+
+    t = threading.Thread(target=first)
+    t.start()
+    entered.wait()
+    with _quiet_c_stdout():  # enters while the first thread holds the redirection and leaves after it
+        second_in.set()
+        t.join()
+    after = os.fstat(1)
+    assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+    os.write(1, b"still here\n")
+    assert "still here" in capfd.readouterr().out
