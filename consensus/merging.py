@@ -253,7 +253,7 @@ def normalised_member_weights(weights, n_members: int) -> np.ndarray:
     >>> normalised_member_weights([1, 3], 2).tolist()
     [0.25, 0.75]
     """
-    from segensemble.ensemble import check_member_weights
+    from segensemble.validation import check_member_weights
 
     w = check_member_weights(weights, n_members)
     return w / w.sum()

@@ -8,11 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from segensemble.segmentation import signature_codes
-from segensemble.validation import check_image, check_label_map, check_weights, describe_value
+from segensemble.validation import check_image, check_label_map, check_member_weights, check_weights, describe_value
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation, canonical_codes
 
-__all__ = ["Ensemble", "DENSE_OBJECT_LIMIT", "check_member_weights"]
+__all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
 
 #: Largest number of objects for which an n x n dense matrix is formed
 #: (16000^2 float64 values = 2 GB).
@@ -27,28 +27,6 @@ def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, value
     return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
 
 
-
-def check_member_weights(member_weights, n_members: int) -> np.ndarray:
-    """One weight per member as a float array: finite, non-negative, not all zero (one-line error otherwise).
-
-    Examples
-    --------
-    >>> check_member_weights([1, 3], 2).tolist()
-    [1.0, 3.0]
-    >>> check_member_weights([1, -1], 2)
-    Traceback (most recent call last):
-    ...
-    segensemble.errors.InputError: member_weights: expected 2 non-negative weights (finite, one per member, not \
-all zero), got [1, -1]
-    """
-    try:
-        a = np.asarray(member_weights, dtype=np.float64).ravel()
-    except (TypeError, ValueError):
-        a = np.full(0, np.nan)
-    if a.shape != (n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
-        raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
-                         f"all zero), got {describe_value(member_weights)}")
-    return a
 
 class Ensemble:
     """A clustering ensemble: m labellings of the same n objects.

@@ -21,6 +21,7 @@ __all__ = [
     "check_output_path",
     "check_distinct_paths",
     "check_weights",
+    "check_member_weights",
     "describe_value",
 ]
 
@@ -249,3 +250,26 @@ def check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         low = np.nanmin(w) if np.any(np.isfinite(w)) else w[0]
         raise InputError(f"{name}: expected finite positive object weights, got minimum {low}")
     return w
+
+
+def check_member_weights(member_weights, n_members: int) -> np.ndarray:
+    """One weight per member as a float array: finite, non-negative, not all zero (one-line error otherwise).
+
+    Examples
+    --------
+    >>> check_member_weights([1, 3], 2).tolist()
+    [1.0, 3.0]
+    >>> check_member_weights([1, -1], 2)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: member_weights: expected 2 non-negative weights (finite, one per member, not \
+all zero), got [1, -1]
+    """
+    try:
+        a = np.asarray(member_weights, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        a = np.full(0, np.nan)
+    if a.shape != (n_members,) or not np.all(np.isfinite(a)) or np.any(a < 0) or a.sum() <= 0:
+        raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
+                         f"all zero), got {describe_value(member_weights)}")
+    return a
