@@ -107,11 +107,19 @@ class RegionMerger:
 
         # Batched keys are checked for staleness by region versions (a merge bumps the survivor's), not recomputed.
         version = [0] * self.n_regions
+
+        def entries(u, vs: list) -> list:
+            out = []
+            for k, v in zip(full_keys(u, vs), vs):
+                a, b = min(u, v), max(u, v)
+                out.append((k, a, b, version[a], version[b]) if batched else (k, a, b))
+            return out
+
         heap = []
         for u in range(self.n_regions):
             vs = [v for v in nbr[u] if u < v]
             if vs:
-                heap.extend(zip(full_keys(u, vs), [u] * len(vs), vs, *([[0] * len(vs)] * 2 if batched else [])))
+                heap.extend(entries(u, vs))
         heapq.heapify(heap)
         alive = np.ones(self.n_regions, dtype=bool)
         merges, heights = [], []
@@ -139,9 +147,8 @@ class RegionMerger:
             version[keep] += 1
             ws = list(nbr[keep])  # keep's statistics changed: re-key all its borders
             if ws:
-                for kw, w in zip(full_keys(keep, ws), ws):
-                    a, b = min(keep, w), max(keep, w)
-                    heapq.heappush(heap, (kw, a, b, version[a], version[b]) if batched else (kw, a, b))
+                for entry in entries(keep, ws):
+                    heapq.heappush(heap, entry)
             nbr[gone] = {}
             alive[gone] = False
             top = max(top, k)
