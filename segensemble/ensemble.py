@@ -27,7 +27,6 @@ def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, value
     return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
 
 
-
 class Ensemble:
     """A clustering ensemble: m labellings of the same n objects.
 

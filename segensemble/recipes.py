@@ -73,16 +73,13 @@ class Recipe:
         >>> sorted(set(BUILTIN["default"].spatial) - set(r.spatial))
         ['coefficients', 'member_weights']
         """
-        new_params = dict(self.params) if method is None or method == self.method else {}
-        spatial = dict(self.spatial)
-        if segmenters is not None and tuple(segmenters) != self.segmenters:
-            for name in MEMBER_PARAMS:
-                new_params.pop(name, None)
-                spatial.pop(name, None)
+        base = self.without_member_params() if segmenters is not None and tuple(segmenters) != self.segmenters \
+            else self
+        new_params = dict(base.params) if method is None or method == self.method else {}
         new_params.update(params or {})
         return replace(
-            self,
-            spatial=spatial,
+            base,
+            spatial=dict(base.spatial),
             segmenters=tuple(segmenters) if segmenters is not None else self.segmenters,
             method=method or self.method,
             n_segments=self.n_segments if n_segments is None else n_segments,
