@@ -24,7 +24,10 @@ Writes ``OUT/methods.csv`` (one row per image, recipe and method) and
 Usage::
 
     python benchmarks/methods_on_bsds.py [--bsds ROOT] [--split val] [--limit 20] [--recipes default,seed]
-        [--methods eac,vote] [--jobs 2] [--out methods-out]
+        [--methods eac,vote] [-k 8] [--jobs 2] [--out methods-out]
+
+``-k K`` applies every method as ``fuse -k K`` does (default ``auto``); the
+regions column gives the mean and the range per image.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ def _score(labels, gt) -> dict:
 
 def _image_task(args):
     """All recipes x methods on one image: per-image evaluations (dicts) and fuse-step seconds."""
-    root, split, image_id, recipes, methods, seed = args
+    root, split, image_id, recipes, methods, seed, n_segments = args
     from segensemble.datasets import BSDS500
     from segensemble.errors import InputError
     from segensemble.imagesize import load_image
@@ -75,6 +78,8 @@ def _image_task(args):
                          "n_segments": int(seg.labels.max()) + 1, "evaluation": _score(seg.labels, gt)})
         for method in methods:
             chosen = recipe if method == recipe.method else recipe.with_overrides(method=method)
+            if n_segments != "auto":
+                chosen = chosen.with_overrides(n_segments=n_segments)
             start = time.perf_counter()
             try:
                 result = run_recipe(image, chosen, members=members, random_state=seed)
@@ -105,13 +110,14 @@ def _aggregate(rows) -> dict:
         b, g = collect_boundaries([e.boundary for e in evs]), collect_regions([e.region for e in evs])
         table[key] = {"covering": float(g.covering_ods), "pri": float(g.pri_ods), "voi": float(g.voi_ods),
                       "f": float(b.ods_F), "regions": float(np.mean([r["n_segments"] for r in rs])),
+                      "regions_range": (min(r["n_segments"] for r in rs), max(r["n_segments"] for r in rs)),
                       "seconds": float(np.median([r["seconds"] for r in rs])),
                       "seconds_max": float(np.max([r["seconds"] for r in rs])), "images": len(rs)}
     return table
 
 
 def _markdown(table: dict, errors: dict) -> str:
-    lines = ["| recipe | method | covering ↑ | PRI ↑ | VOI ↓ | F ↑ | regions | s / image (fuse, median / max) "
+    lines = ["| recipe | method | covering ↑ | PRI ↑ | VOI ↓ | F ↑ | regions (mean, range) | s / image (fuse, median / max) "
              "| beats best member on |", "|---|---|---|---|---|---|---|---|---|"]
     for recipe in sorted({k[0] for k in table}):
         members = {k[1]: v for k, v in table.items() if k[0] == recipe and k[1].startswith("member ")}
@@ -123,7 +129,8 @@ def _markdown(table: dict, errors: dict) -> str:
                 continue
             wins = sum((v[m] < best[m]) if m == "voi" else (v[m] > best[m]) for m in MEASURES)
             lines.append(f"| {recipe} | {method} | {v['covering']:.4f} | {v['pri']:.4f} | {v['voi']:.4f} | "
-                         f"{v['f']:.4f} | {v['regions']:.1f} | {v['seconds']:.2f} / {v['seconds_max']:.2f} | "
+                         f"{v['f']:.4f} | {v['regions']:.1f} ({v['regions_range'][0]}–{v['regions_range'][1]}) | "
+                         f"{v['seconds']:.2f} / {v['seconds_max']:.2f} | "
                          f"{wins} of 4 |")
         for (rec, method), message in sorted(errors.items()):
             if rec == recipe:
@@ -134,6 +141,7 @@ def _markdown(table: dict, errors: dict) -> str:
 def main() -> None:
     from segensemble import consensus
     from segensemble.datasets import BSDS500
+    from segensemble.validation import check_n_segments
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bsds", default=os.environ.get("SEGENSEMBLE_BSDS_ROOT",
@@ -142,6 +150,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="only the first N images (sorted ids)")
     ap.add_argument("--recipes", default="default,seed", help="comma-separated recipe names or files")
     ap.add_argument("--methods", default="", help="comma-separated methods (default: every registered one)")
+    ap.add_argument("-k", "--n-segments", default="auto", help="number of regions, or 'auto' (as fuse -k)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default="methods-out")
@@ -150,12 +159,13 @@ def main() -> None:
     recipes = [r.strip() for r in args.recipes.split(",") if r.strip()]
     ds = BSDS500(args.bsds)
     ids = ds.ids(args.split)[: args.limit]
-    tasks = [(str(ds.data), args.split, i, recipes, methods, args.seed) for i in ids]
+    n_segments = check_n_segments(args.n_segments)
+    tasks = [(str(ds.data), args.split, i, recipes, methods, args.seed, n_segments) for i in ids]
     rows = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for k, image_rows in enumerate(pool.map(_image_task, tasks), 1):
+        for done, image_rows in enumerate(pool.map(_image_task, tasks), 1):
             rows.extend(image_rows)
-            print(f"{k}/{len(ids)} images", flush=True)
+            print(f"{done}/{len(ids)} images", flush=True)
     errors = {(r["recipe"], r["method"]): r["error"] for r in rows if "error" in r}
     table = _aggregate(rows)
     out = Path(args.out)
@@ -171,7 +181,7 @@ def main() -> None:
             w.writerow([r["image"], r["recipe"], r["method"]]
                        + [f"{sc[k]:.6f}" if sc else "" for k in ("covering", "pri", "voi", "recall", "precision")]
                        + [r.get("n_segments", ""), f"{r.get('seconds', 0):.3f}", r.get("error", "")])
-    text = (f"{len(ids)} images of BSDS500 {args.split}, recipes {', '.join(recipes)}, seed {args.seed}\n\n"
+    text = (f"{len(ids)} images of BSDS500 {args.split}, recipes {', '.join(recipes)}, -k {n_segments}, seed {args.seed}\n\n"
             + _markdown(table, errors))
     (out / "methods.md").write_text(text)
     print(text)
