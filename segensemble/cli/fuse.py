@@ -32,8 +32,7 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
     if inputs:
         chosen = chosen.without_member_params()
     chosen = chosen.with_overrides(segmenters=specs, method=method, n_segments=n_segments,
-                                   params=parse_params(param)).validate()
-    check_n_segments(chosen.n_segments, "--n-segments")
+                                   params=parse_params(param)).validate()  # validate() checks a file's n_segments
     return chosen
 
 
