@@ -64,7 +64,7 @@ from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 
 __all__ = ["SPATIAL_DEFAULTS", "SpatialFusion", "image_aware_fit", "check_spatial", "majority_ensemble", "connected_atoms",
-           "merge_params"]
+           "merge_params", "merge_regions"]
 
 #: Settings of the image-aware frame (a recipe's ``spatial`` table overrides them). ``threshold`` and
 #: ``min_size`` are the default recipe's cut and minimum region size (chosen on BSDS500 val);
@@ -309,6 +309,8 @@ class _Frame:
 #: Frames of the last few ensembles (keyed by a digest of members, image and settings): fusing the same members
 #: with several methods, or K after K, computes the atoms' learned hierarchy once.
 _FRAMES: dict = {}
+#: The settings the atoms' hierarchy depends on (the cuts are made afterwards, for every threshold and K).
+_FRAME_SETTINGS = ("min_size", "member_weights", "coefficients")
 _FRAMES_KEPT = 2
 _FRAMES_LOCK = threading.Lock()
 
@@ -331,7 +333,7 @@ def _frame(ensemble, gradient, s) -> tuple[_Frame, bool]:
 
     from segensemble.features import boundary_strength
 
-    key = _digest(ensemble, gradient, s)
+    key = _digest(ensemble, gradient, {name: s[name] for name in _FRAME_SETTINGS})
     with _FRAMES_LOCK:
         if key in _FRAMES:
             return _FRAMES[key], True
@@ -416,3 +418,59 @@ def image_aware_fit(estimator, ensemble: Ensemble, *, n_segments="auto", gradien
     else:
         fusion.labels = fusion.cut(k)
     return fusion
+
+
+def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None, member_weights=None,
+                  coefficients=None) -> np.ndarray:
+    """Merge the adjacent regions of a label image down to ``n_segments`` regions by the learned criterion.
+
+    The regions are merged greedily, weakest border first, by the learned
+    probability that two regions lie in different segments, from the
+    members' (weighted) boundary vote across the border, the gradient along
+    it and the regions' colour, texture and size — the frame's criterion,
+    on the regions of ``labels`` instead of the atoms. Every merge joins two
+    adjacent regions, so connected regions stay connected.
+
+    Parameters
+    ----------
+    labels : (H, W) int array
+        The regions (0..n-1).
+    ensemble : Ensemble
+        The members (with pixel grid and image) the regions were fused from.
+    n_segments : int
+        The number of regions wanted (more are merged; fewer are returned as they are).
+    gradient, member_weights, coefficients
+        As in the frame (:data:`SPATIAL_DEFAULTS`); the defaults for None.
+
+    Returns
+    -------
+    (H, W) int array
+        ``labels`` with regions merged, 0..min(n, n_segments)-1.
+
+    Examples
+    --------
+    >>> img = np.zeros((4, 6, 3)); img[:, 3:] = 1
+    >>> a = np.zeros((4, 6), int); a[:, 3:] = 1
+    >>> thirds = np.repeat(np.arange(3), 2)[None].repeat(4, axis=0)
+    >>> merge_regions(thirds, Ensemble.from_segmentations([a, a], image=img), 2)[0].tolist()
+    [0, 0, 1, 1, 1, 1]
+    """
+    from segensemble.features import boundary_strength
+    from segensemble.segmentation import canonical_codes
+
+    regions = np.unique(np.asarray(labels), return_inverse=True)[1].reshape(np.shape(labels))
+    n = int(regions.max()) + 1
+    if n <= n_segments:
+        return regions
+    # pieces: the atoms cut by the regions, each with its atom's member labels
+    atom = ensemble.index.ravel().astype(np.int64)
+    joint, _ = canonical_codes(atom * n + regions.ravel())
+    m = int(joint.max()) + 1
+    parent, region = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    parent[joint], region[joint] = atom, regions.ravel()
+    pieces = Ensemble(ensemble.labels[parent], np.bincount(joint, minlength=m).astype(np.float64),
+                      index=joint.reshape(regions.shape), image=ensemble.image, names=ensemble.names)
+    weights = None if member_weights is None else normalised_member_weights(member_weights, ensemble.n_members)
+    borders = _Borders(pieces, boundary_strength(ensemble.image) if gradient is None else gradient, weights)
+    merges, heights = borders.merger(region).run(_learned_key(_check_coefficients(coefficients)), batched=True)
+    return cut_hierarchy(n, merges, heights, n_clusters=int(n_segments))[regions]

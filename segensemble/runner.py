@@ -167,6 +167,29 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware):
     return est.labels_, est, ens, None, ens
 
 
+def _merge_tree(est, ens, fusion, recipe):
+    """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
+    from segensemble.consensus.merging import cut_hierarchy
+    from segensemble.consensus.spatial import check_spatial, merge_regions
+
+    if fusion is not None:
+        s = check_spatial(recipe.spatial)
+        cut, n, atoms = fusion.cut, fusion.ensemble.n_objects, fusion.atoms
+    elif est.capabilities.hierarchy:
+        s = {"member_weights": est.member_weights, "coefficients": getattr(est, "coefficients", None)}
+        n, atoms = ens.n_objects, ens
+
+        def cut(c):
+            return cut_hierarchy(n, est.merges_, est.heights_, n_clusters=c)
+    else:
+        return None
+
+    def merge(labels, k):
+        return merge_regions(labels, atoms, k, member_weights=s["member_weights"], coefficients=s["coefficients"])
+
+    return cut, n, merge
+
+
 def _prepare_image(image, max_pixels, downscale):
     """(working image or None, original shape if downscaled)."""
     from pathlib import Path
@@ -234,6 +257,16 @@ def run_recipe(
         regions of at least the frame's ``min_size`` pixels). False: the
         method of its paper on the atoms (``fuse --plain``).
 
+    With a number of regions (the recipe's ``n_segments``, ``-k K``) and
+    connected post-processing, a result cut from a merge hierarchy (every
+    method in the image-aware frame, and ``merge``) has at most K regions
+    after post-processing — exactly K unless even the finest cut paints
+    fewer: atoms that are not connected can make a cluster of several
+    regions, so the cut's regions are merged down to K by the learned
+    criterion when it paints more
+    (:func:`segensemble.postprocess.cut_to_regions`,
+    :func:`segensemble.consensus.spatial.merge_regions`).
+
     Returns
     -------
     FusionResult
@@ -249,8 +282,9 @@ def run_recipe(
     """
     from segensemble import consensus
     from segensemble.pipeline import confidence_map
-    from segensemble.postprocess import postprocess as apply_postprocess
+    from segensemble.postprocess import cut_to_regions, postprocess as apply_postprocess
     from segensemble.recipes import Recipe, load_recipe
+    from segensemble.validation import check_n_segments
 
     recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     if confidence is not None and confidence not in CONFIDENCE_KINDS:
@@ -269,6 +303,10 @@ def run_recipe(
     elif fusion is not None:  # image-aware: connected regions, none below the frame's minimum size
         post = {"connected": True, "min_size": max(int(post.get("min_size", 0)), fusion.min_size)}
     labels = apply_postprocess(atoms.to_image(atom_labels), img, **post)
+    k, tree = check_n_segments(recipe.n_segments), _merge_tree(est, ens, fusion, recipe)
+    if k != "auto" and post["connected"] and img is not None and tree is not None:  # K regions painted, not K clusters
+        cut, n, merge = tree
+        labels = cut_to_regions(k, cut, lambda a: apply_postprocess(atoms.to_image(a), img, **post), n, merge)
     levels = None
     if hierarchy:
         if fusion is not None:

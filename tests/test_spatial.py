@@ -13,9 +13,12 @@ from typer.testing import CliRunner
 import segensemble
 from segensemble import Ensemble, InputError, consensus
 from segensemble.cli import app
+from segensemble.consensus import spatial
 from segensemble.consensus._region_merger import RegionMerger
-from segensemble.consensus.spatial import (check_spatial, connected_atoms, image_aware_fit, majority_ensemble)
+from segensemble.consensus.spatial import (check_spatial, connected_atoms, image_aware_fit, majority_ensemble,
+                                           merge_regions)
 from segensemble.io import read_labels
+from segensemble.postprocess import cut_to_regions, postprocess
 from segensemble.recipes import Recipe, load_recipe
 from segensemble.runner import run_recipe
 
@@ -71,14 +74,73 @@ def test_image_aware_k_is_honoured_and_auto_reads_the_image(members):
     assert len(np.unique(painted[:24, :36])) == 1 or len(np.unique(painted[:24, :36])) == 2  # green patch may stay
 
 
+def _stripes_with_specks():
+    """Red | green | red stripes (60 x 90) and members whose atoms are not connected: one labels both red stripes
+    alike (a colour cluster), and all three share three 2 x 2 specks of one label scattered over the stripes."""
+    rng = np.random.default_rng(0)
+    img = np.zeros((60, 90, 3))
+    img[:, :30, 0] = img[:, 60:, 0] = img[:, 30:60, 1] = 1
+    img = np.clip(img + rng.normal(0, 0.02, img.shape), 0, 1)
+    stripes = np.repeat(np.arange(3), 30)[None].repeat(60, axis=0)
+    colour = np.where(stripes == 2, 0, stripes)
+    for lab in (stripes, colour):
+        lab[10:12, 10:12] = lab[40:42, 75:77] = lab[30:32, 45:47] = 7
+    return img, [stripes, colour, stripes]
+
+
+@pytest.mark.parametrize("n_segments", [2, 3])
+@pytest.mark.parametrize("method", consensus.available())
+def test_k_means_k_painted_regions_when_atoms_are_scattered(method, n_segments):
+    """-k K gives K connected regions even when a cluster of K atoms is several pieces of the image (a scattered
+    speck atom joins distant regions in the hierarchy; connected relabelling would split them again)."""
+    img, members = _stripes_with_specks()
+    recipe = Recipe("t", "1", ("slic",), method, n_segments, spatial={"min_size": 0},
+                    postprocess={"connected": True, "min_size": 0})
+    labels = run_recipe(img, recipe, members=members, random_state=0).labels
+    assert labels.max() + 1 == n_segments
+    for region in range(n_segments):
+        assert ndimage.label(labels == region)[1] == 1
+
+
+def test_merge_regions_joins_adjacent_regions_down_to_k_whatever_the_label_names():
+    img, members = _stripes_with_specks()
+    ens = Ensemble.from_segmentations(members, image=img)
+    sixths = np.repeat(np.arange(6), 15)[None].repeat(60, axis=0)  # two sixths per stripe
+    merged = merge_regions(sixths, ens, 3)
+    assert np.array_equal(merged, np.repeat(np.arange(3), 30)[None].repeat(60, axis=0))
+    renamed = merge_regions((5 - sixths) * 10, ens, 3)  # another naming of the same regions: the same partition
+    pairs = np.unique(np.stack([renamed.ravel(), merged.ravel()]), axis=1)
+    assert pairs.shape[1] == len(np.unique(renamed)) == 3
+    assert np.array_equal(merge_regions(sixths, ens, 6), sixths)  # never more regions than it was given
+
+
+def test_cut_to_regions_looks_finer_when_a_cut_paints_too_few_regions():
+    atoms = np.array([[0, 0, 1, 2, 2, 3, 3]])  # atom 1 is one pixel, below the minimum size of two
+    tree = {1: np.zeros(4, int), 2: np.array([0, 0, 1, 1]), 3: np.array([0, 1, 2, 2]), 4: np.arange(4)}
+
+    def paint(lab):
+        return postprocess(lab[atoms], np.zeros((1, 7, 3)), min_size=2)
+
+    assert paint(tree[3]).max() + 1 == 2  # the one-pixel cluster is merged away
+
+    def no_merge(lab, k):
+        raise AssertionError("the finer cut paints three regions; nothing to merge")
+
+    assert np.array_equal(cut_to_regions(3, tree.get, paint, 4, no_merge), paint(tree[4]))
+    assert paint(tree[4]).max() + 1 == 3
+
+
 def test_the_frame_is_deterministic_and_cached_frames_give_the_same_result(members):
     ens = Ensemble.from_segmentations(members, image=_scene())
     first = image_aware_fit(consensus.get("borda")(), ens, n_segments=3, min_size=MIN_SIZE)
     again = image_aware_fit(consensus.get("borda")(), ens, n_segments=3, min_size=MIN_SIZE)
     assert again.frame_cached and np.array_equal(first.labels, again.labels)
+    other_cut = image_aware_fit(consensus.get("borda")(), ens, min_size=MIN_SIZE, threshold=0.4499)
+    assert other_cut.frame_cached  # the cuts do not change the atoms' hierarchy
+    spatial._FRAMES.clear()
     fresh = image_aware_fit(consensus.get("borda")(), Ensemble.from_segmentations(members, image=_scene()),
-                            n_segments=3, min_size=MIN_SIZE, threshold=0.4499)
-    assert not fresh.frame_cached
+                            n_segments=3, min_size=MIN_SIZE)
+    assert not fresh.frame_cached and np.array_equal(first.labels, fresh.labels)
 
 
 @pytest.mark.parametrize("method", consensus.available())
