@@ -29,6 +29,7 @@ from segensemble.segmenters import meanshift as _meanshift  # noqa: E402,F401
 from segensemble.segmenters import ncut as _ncut  # noqa: E402,F401
 from segensemble.segmenters import quickshift as _quickshift  # noqa: E402,F401
 from segensemble.segmenters import slic as _slic  # noqa: E402,F401
+from segensemble.segmenters import ucm as _ucm  # noqa: E402,F401
 from segensemble.segmenters import watershed as _watershed  # noqa: E402,F401
 
 __all__ = ["get", "available", "describe", "register"]

@@ -189,7 +189,8 @@ class ConfidenceKind(str, Enum):
 CONSENSUS_METHODS = ("basic", "bestofk", "boem", "borda", "cbpce", "ccpivot", "cspa", "dwh", "eac", "ecbpce", "em",
                      "hbgf", "hgpa", "kcc", "mcla", "merge", "sccc", "sdp", "spectral", "vote", "vote_product",
                      "vote_sum")
-SEGMENTERS = ("chanvese", "felzenszwalb", "graphcut", "kmeans", "meanshift", "ncut", "quickshift", "slic", "watershed")
+SEGMENTERS = ("chanvese", "felzenszwalb", "graphcut", "kmeans", "meanshift", "ncut", "quickshift", "slic", "ucm",
+              "watershed")
 
 #: Options shared by several commands.
 MaxPixels = Annotated[

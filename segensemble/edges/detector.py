@@ -1,0 +1,159 @@
+"""The learned boundary detector: gradient-boosted trees on oriented-gradient features, then non-maximum suppression.
+
+A model file is gzip-compressed JSON (no pickle): the format name, the
+feature set it was trained on, the prediction stride and one LightGBM text
+model per stage (a second stage reads the first stage's probabilities
+through :func:`segensemble.edges.features.context_features`). The model
+that ships in the package was trained on BSDS500 train and selected on val
+by ``benchmarks/train_boundary_detector.py``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from segensemble.errors import FileFormatError, InputError
+from segensemble.validation import check_image, check_int
+
+__all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries"]
+
+MODEL_FORMAT = "segensemble-boundary-model"
+#: The feature set of :func:`segensemble.edges.features.boundary_features` (a model names the one it needs).
+FEATURE_SET = "oriented-gradients-v1"
+#: The model that ships in the package.
+DEFAULT_MODEL = Path(__file__).parent / "models" / "boundary-v1.json.gz"
+
+
+@dataclass(frozen=True)
+class BoundaryModel:
+    """A trained detector: LightGBM boosters per stage, the stride they predict at, and where it came from.
+
+    Attributes
+    ----------
+    stages : tuple of lightgbm.Booster
+        Stage 1 reads :func:`boundary_features`; stage ``s > 1`` those and
+        the :func:`context_features` of stage ``s - 1``.
+    strides : tuple of int
+        Per stage: predict on every ``stride``-th pixel of each axis and
+        interpolate bilinearly (1: every pixel). A first stage that only
+        feeds the context of the next can be sparser.
+    info : dict
+        What the training script recorded (data, settings, validation scores).
+    """
+
+    stages: tuple
+    strides: tuple
+    info: dict
+
+    def to_file(self, path) -> Path:
+        """Write the model as gzip-compressed JSON (atomically)."""
+        from segensemble.atomic import atomic_write_bytes
+
+        doc = {"format": MODEL_FORMAT, "features": FEATURE_SET, "strides": list(self.strides), "info": self.info,
+               "stages": [b.model_to_string() for b in self.stages]}
+        return atomic_write_bytes(path, gzip.compress(json.dumps(doc).encode(), mtime=0))
+
+
+def load_boundary_model(path=None) -> BoundaryModel:
+    """Read a boundary model file (default: the one that ships in the package).
+
+    Raises
+    ------
+    FileFormatError
+        Not a boundary model file, or one for another feature set.
+
+    Examples
+    --------
+    >>> load_boundary_model().strides
+    (3, 2)
+    """
+    return _load(str(DEFAULT_MODEL if path is None else path))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> BoundaryModel:
+    import lightgbm
+
+    try:
+        doc = json.loads(gzip.decompress(Path(path).read_bytes()))
+    except (OSError, EOFError, ValueError) as exc:
+        raise FileFormatError(f"{path}: not a boundary model file ({type(exc).__name__})") from exc
+    if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
+        raise FileFormatError(f"{path}: not a boundary model file (format {MODEL_FORMAT!r} expected)")
+    if doc.get("features") != FEATURE_SET:
+        raise FileFormatError(f"{path}: a model for features {doc.get('features')!r}; this version computes "
+                              f"{FEATURE_SET!r}")
+    stages = tuple(lightgbm.Booster(model_str=s) for s in doc["stages"])
+    strides = tuple(int(s) for s in doc["strides"])
+    if len(strides) != len(stages):
+        raise FileFormatError(f"{path}: {len(strides)} strides for {len(stages)} stages")
+    return BoundaryModel(stages, strides, doc.get("info", {}))
+
+
+def _predict(booster, features, stride: int) -> np.ndarray:
+    """The booster's probability on every ``stride``-th pixel, interpolated bilinearly to every pixel."""
+    from scipy import ndimage
+
+    h, w = features.shape[:2]
+    sub = features[::stride, ::stride]
+    p = booster.predict(sub.reshape(-1, sub.shape[-1]), num_threads=1).reshape(sub.shape[:2]).astype(np.float32)
+    if stride == 1:
+        return p
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / stride  # pixel (y, x) is subgrid point (y, x) / stride
+    return ndimage.map_coordinates(p, [yy, xx], order=1, mode="nearest").astype(np.float32)
+
+
+def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None = None) -> np.ndarray:
+    """Soft boundary map of an image: the learned probability that a human marks a boundary there.
+
+    Parameters
+    ----------
+    image : (H, W[, C]) array
+        Any image segensemble accepts (BSDS500 size, 481 x 321, is what the model was trained at).
+    model : BoundaryModel or path, optional
+        Default: the model that ships in the package (:data:`DEFAULT_MODEL`).
+    nms : bool, default True
+        Thin the map by :func:`segensemble.edges.nms.non_maximum_suppression` (what the Berkeley
+        boundary benchmark expects); False gives the raw probability.
+    stride : int, optional
+        Prediction stride of every stage (default: the model's strides); 1 predicts every pixel (slower).
+
+    Returns
+    -------
+    (H, W) float32 array in [0, 1]
+
+    References
+    ----------
+    D. Martin, C. Fowlkes, J. Malik, IEEE TPAMI 26(5), 2004; P. Dollár, C. L. Zitnick, IEEE TPAMI 37(8), 2015;
+    Z. Tu, X. Bai, "Auto-context and its application to high-level vision tasks", IEEE TPAMI 32(10), 2010.
+
+    Examples
+    --------
+    The strongest response of a row lies at the step between columns 29 and 30 (within two pixels):
+
+    >>> img = np.zeros((40, 60, 3)); img[:, 30:] = 1
+    >>> e = detect_boundaries(img)
+    >>> abs(int(np.argmax(e[20])) - 29.5) <= 2
+    True
+    """
+    from segensemble.edges.features import boundary_features, context_features
+    from segensemble.edges.nms import non_maximum_suppression
+
+    img = check_image(image)
+    if model is None or isinstance(model, (str, Path)):
+        model = load_boundary_model(model)
+    elif not isinstance(model, BoundaryModel):
+        raise InputError(f"model: expected a BoundaryModel or a path, got {type(model).__name__}")
+    steps = model.strides if stride is None else (check_int(stride, "stride", minimum=1, maximum=8),) * len(model.stages)
+    features = boundary_features(img)
+    p = _predict(model.stages[0], features, steps[0])
+    for booster, step in zip(model.stages[1:], steps[1:]):
+        p = _predict(booster, np.concatenate([features, context_features(p)], axis=-1), step)
+    p = np.clip(p, 0.0, 1.0)
+    return (non_maximum_suppression(p) if nms else p).astype(np.float32)

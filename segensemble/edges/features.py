@@ -1,0 +1,172 @@
+"""Per-pixel features of the learned boundary detector.
+
+Oriented gradients in the manner of Martin, Fowlkes & Malik's Pb: for every
+channel (L, a, b and texture energy at two scales), every disc radius and
+eight orientations, the difference between the mean of the channel on the
+two halves of a disc split by a diameter (one correlation with a
+half-disc kernel per orientation). Per channel and radius the maximum and
+the mean over orientations are kept; per radius the channels are also
+combined (each scaled by its 99th percentile) into one oriented energy,
+with how much of a local maximum it is and its smoothed level. Then the
+neighbourhood: the fine combined energies and the lightness gradient read
+on a 5 x 5 grid of offsets (spacing 3 px) around the pixel, so the learner
+sees the shape of the contour and not one pixel alone (the patch view of
+Sketch Tokens and Structured Edges, restricted to a few channels).
+
+:func:`context_features` gives a second stage the first stage's
+probabilities around the pixel (auto-context).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage
+
+from segensemble.features import lab_colour, texture_features
+from segensemble.validation import check_image
+
+__all__ = ["RADII", "N_ORIENTATIONS", "half_disc_kernels", "boundary_features", "boundary_feature_names",
+           "context_features", "shifted"]
+
+#: Disc radii (pixels, at BSDS500's 481 x 321) of the oriented gradients.
+RADII = (3, 6, 12, 20)
+#: Orientations of the half-disc split, k pi / N_ORIENTATIONS.
+N_ORIENTATIONS = 8
+_TEXTURE_SCALES = (1.0, 2.0)
+_N_CHANNELS = 3 + 2 * len(_TEXTURE_SCALES)
+#: Offsets of the neighbourhood grid (pixels along y and x).
+_GRID = tuple(range(-6, 7, 3))
+
+
+def half_disc_kernels(radius: int, n_orientations: int = N_ORIENTATIONS) -> list:
+    """Kernels whose correlation with a channel is (mean on one half-disc) - (mean on the other).
+
+    The disc has the given radius; orientation k splits it by the diameter
+    at angle ``k pi / n`` (pixels within half a pixel of the diameter are
+    left out).
+
+    Examples
+    --------
+    >>> k = half_disc_kernels(2, 4)[0]
+    >>> k.shape, round(float(k.sum()), 6), bool((k[:, 3:] > 0).all() or (k[:, 3:] < 0).all())
+    ((5, 5), 0.0, False)
+    """
+    y, x = np.mgrid[-radius:radius + 1, -radius:radius + 1].astype(np.float64)
+    disc = x * x + y * y <= radius * radius + 0.5
+    kernels = []
+    for k in range(n_orientations):
+        t = np.pi * k / n_orientations
+        s = x * np.cos(t) + y * np.sin(t)
+        pos, neg = disc & (s > 0.5), disc & (s < -0.5)
+        kernels.append((pos / pos.sum() - neg / neg.sum()).astype(np.float32))
+    return kernels
+
+
+_KERNELS = {r: half_disc_kernels(r) for r in RADII}
+
+
+def _channels(image) -> list:
+    lab = lab_colour(image).astype(np.float32)
+    tex = texture_features(image, scales=_TEXTURE_SCALES).astype(np.float32)
+    return [lab[..., 0] / 100, lab[..., 1] / 100, lab[..., 2] / 100] + [tex[..., i] / 20 for i in range(tex.shape[2])]
+
+
+def shifted(channel, offsets=_GRID) -> list:
+    """``channel`` read at every (dy, dx) of ``offsets`` x ``offsets`` from each pixel (reflected at the border).
+
+    Examples
+    --------
+    >>> [s[1, 1].item() for s in shifted(np.arange(9.0).reshape(3, 3), (-1, 1))]
+    [0.0, 2.0, 6.0, 8.0]
+    """
+    pad = max(abs(o) for o in offsets)
+    p = np.pad(channel, pad, mode="reflect")
+    h, w = channel.shape
+    return [p[pad + dy:pad + dy + h, pad + dx:pad + dx + w] for dy in offsets for dx in offsets]
+
+
+def boundary_feature_names() -> list:
+    """Names of the :func:`boundary_features` columns, in order.
+
+    Examples
+    --------
+    >>> names = boundary_feature_names(); len(names), names[0]
+    (146, 'L r3 max')
+    """
+    channels = ["L", "a", "b"] + [f"texture{i}" for i in range(2 * len(_TEXTURE_SCALES))]
+    names = []
+    for r in RADII:
+        names += [f"{c} r{r} {stat}" for c in channels for stat in ("max", "mean")]
+        names += [f"energy r{r}", f"energy r{r} local max ratio", f"energy r{r} smoothed"]
+    names += ["L", "a", "b"]
+    for base in ("energy r3", "energy r6", "L gradient"):
+        names += [f"{base} at {dy},{dx}" for dy in _GRID for dx in _GRID]
+    return names
+
+
+def boundary_features(image) -> np.ndarray:
+    """The detector's features of every pixel, (H, W, 146) float32 (see the module docstring).
+
+    Parameters
+    ----------
+    image : (H, W[, C]) array
+        Any image segensemble accepts.
+
+    Returns
+    -------
+    (H, W, F) float32 array
+        Columns named by :func:`boundary_feature_names`.
+
+    References
+    ----------
+    D. Martin, C. Fowlkes, J. Malik, "Learning to detect natural image boundaries using local brightness,
+    color, and texture cues", IEEE TPAMI 26(5), 2004 (oriented half-disc gradients).
+    J. Lim, C. L. Zitnick, P. Dollár, "Sketch tokens", CVPR 2013 (patch features around the pixel).
+
+    Examples
+    --------
+    >>> boundary_features(np.zeros((30, 40, 3))).shape
+    (30, 40, 146)
+    """
+    import cv2
+
+    channels = _channels(check_image(image))
+    feats, energy = [], {}
+    for r in RADII:
+        per_orientation = np.zeros((N_ORIENTATIONS,) + channels[0].shape, np.float32)
+        for c in channels:
+            resp = np.abs(np.stack([cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT) for k in _KERNELS[r]]))
+            strongest = resp.max(axis=0)
+            feats += [strongest, resp.mean(axis=0)]
+            per_orientation += resp / (np.percentile(strongest, 99) + 1e-6)
+        e = energy[r] = per_orientation.max(axis=0)
+        feats += [e, e / (ndimage.maximum_filter(e, size=5) + 1e-6), cv2.GaussianBlur(e, (0, 0), 4)]
+    feats += channels[:3]
+    smooth_l = cv2.GaussianBlur(channels[0], (0, 0), 1)
+    gradient = cv2.magnitude(cv2.Sobel(smooth_l, cv2.CV_32F, 1, 0), cv2.Sobel(smooth_l, cv2.CV_32F, 0, 1))
+    for base in (energy[3], energy[6], gradient):
+        feats += shifted(base)
+    return np.stack(feats, axis=-1).astype(np.float32, copy=False)
+
+
+def context_features(probability) -> np.ndarray:
+    """A second stage's view of the first stage's boundary probability around every pixel, (H, W, 52) float32.
+
+    The probability read on a 5 x 5 grid of offsets 4 px apart, its
+    non-maximum-suppressed ridge on a 5 x 5 grid 2 px apart, and the
+    probability smoothed at sigma 3 and 8 (auto-context: Tu & Bai, IEEE TPAMI 32(10), 2010).
+
+    Examples
+    --------
+    >>> context_features(np.zeros((20, 30))).shape
+    (20, 30, 52)
+    """
+    import cv2
+
+    from segensemble.edges.nms import non_maximum_suppression
+
+    p = np.asarray(probability, dtype=np.float32)
+    ridge = non_maximum_suppression(p).astype(np.float32)
+    feats = shifted(p, tuple(range(-8, 9, 4))) + shifted(ridge, tuple(range(-4, 5, 2)))
+    feats += [cv2.GaussianBlur(p, (0, 0), 3), cv2.GaussianBlur(p, (0, 0), 8)]
+    return np.stack(feats, axis=-1)

@@ -1,0 +1,246 @@
+"""The learned boundary detector and non-maximum suppression (segensemble.edges)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from segensemble import InputError
+from segensemble.edges import BoundaryModel, boundary_normal, detect_boundaries, load_boundary_model
+from segensemble.edges import non_maximum_suppression as nms
+from segensemble.edges.detector import _predict
+from segensemble.edges.features import (boundary_feature_names, boundary_features, half_disc_kernels, shifted)
+from segensemble.errors import FileFormatError
+
+
+def _ridge(shape=(24, 24), column=11, profile=(0.5, 1.0, 0.5)):
+    e = np.zeros(shape)
+    for d, v in zip((-1, 0, 1), profile):
+        e[:, column + d] = v
+    return e
+
+
+def test_nms_keeps_the_centre_line_of_a_vertical_and_a_horizontal_ridge():
+    e = _ridge()
+    thin = nms(e, border=0)
+    assert np.array_equal(np.flatnonzero(thin[5:-5].any(axis=0)), [11])
+    assert np.allclose(thin[5:-5, 11], 1.0)
+    thin_t = nms(e.T, border=0)
+    assert np.array_equal(np.flatnonzero(thin_t[:, 5:-5].any(axis=1)), [11])
+
+
+def test_nms_thins_a_diagonal_ridge_to_one_pixel_per_row():
+    n = 30
+    e = np.zeros((n, n))
+    for i in range(n):
+        for d, v in ((-1, 0.5), (0, 1.0), (1, 0.5)):
+            if 0 <= i + d < n:
+                e[i, i + d] = v
+    thin = nms(e, border=0)
+    for i in range(6, n - 6):
+        assert np.flatnonzero(thin[i]).tolist() == [i]
+
+
+def test_nms_keeps_both_pixels_of_a_flat_two_pixel_ridge_and_fades_at_the_border():
+    e = _ridge(profile=(0.0, 1.0, 1.0))
+    thin = nms(e, border=0)
+    assert np.array_equal(np.flatnonzero(thin[5:-5].any(axis=0)), [11, 12])
+    faded = nms(e, border=5)
+    assert faded[0].max() == 0 and faded[12, 11] == pytest.approx(1.0)
+    assert faded[2, 11] == pytest.approx(2 / 5)
+
+
+def test_nms_uses_a_given_normal():
+    e = _ridge()
+    along = nms(e, np.full(e.shape, np.pi / 2), border=0)  # comparing along the ridge suppresses nothing of it
+    assert np.array_equal(along[5:-5, 10:13], e[5:-5, 10:13])
+
+
+def test_boundary_normal_of_axis_aligned_and_diagonal_ridges():
+    ridge = _ridge(shape=(21, 21), column=10, profile=(0, 1, 0))
+    assert boundary_normal(ridge)[10, 10] == pytest.approx(0, abs=1e-3)
+    assert boundary_normal(ridge.T)[10, 10] == pytest.approx(np.pi / 2, abs=1e-3)
+    assert boundary_normal(np.eye(21))[10, 10] == pytest.approx(3 * np.pi / 4, abs=1e-3)
+    assert boundary_normal(np.fliplr(np.eye(21)))[10, 10] == pytest.approx(np.pi / 4, abs=1e-3)
+
+
+@pytest.mark.parametrize("bad, word", [(np.zeros((3, 3, 3)), "2-D"), (np.full((3, 3), np.nan), "finite"),
+                                       ("edges", "2-D")])
+def test_nms_refuses_bad_maps_naming_the_parameter(bad, word):
+    with pytest.raises(InputError, match=f"edges: .*{word}"):
+        nms(bad)
+
+
+def test_nms_refuses_a_normal_of_another_shape_and_bad_settings():
+    with pytest.raises(InputError, match="normal: expected shape"):
+        nms(np.zeros((4, 4)), np.zeros((4, 5)))
+    with pytest.raises(InputError, match="radius"):
+        nms(np.zeros((4, 4)), radius=0)
+    with pytest.raises(InputError, match="multiplier"):
+        nms(np.zeros((4, 4)), multiplier=-1)
+
+
+def test_half_disc_kernels_difference_the_two_halves():
+    for k in half_disc_kernels(4, 8):
+        assert k.sum() == pytest.approx(0, abs=1e-6)
+        assert k[k > 0].sum() == pytest.approx(1, abs=1e-5) and k[k < 0].sum() == pytest.approx(-1, abs=1e-5)
+    vertical = half_disc_kernels(4, 8)[0]  # split by the vertical diameter: left and right halves
+    step = np.zeros((9, 9)); step[:, 5:] = 1
+    assert abs((vertical * step).sum()) > 0.9
+
+
+def test_shifted_reads_the_neighbourhood():
+    a = np.arange(25.0).reshape(5, 5)
+    reads = shifted(a, (-1, 0, 1))
+    assert [r[2, 2] for r in reads] == [6, 7, 8, 11, 12, 13, 16, 17, 18]
+
+
+def test_boundary_features_peak_at_a_step():
+    img = np.zeros((40, 60, 3)); img[:, 30:] = 1
+    f = boundary_features(img)
+    names = boundary_feature_names()
+    assert f.shape == (40, 60, len(names)) and f.dtype == np.float32
+    row = f[20, :, names.index("L r3 max")]
+    assert int(np.argmax(row)) in (29, 30)
+    assert row[10] == pytest.approx(0, abs=1e-5)
+
+
+class _ColumnBooster:
+    """Predicts feature 0 (stands in for a LightGBM booster in the stride test)."""
+
+    def predict(self, rows, num_threads=1):
+        return rows[:, 0]
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3])
+def test_predicting_at_a_stride_interpolates_at_the_right_pixels(stride):
+    h, w = 30, 40
+    x = np.broadcast_to(np.arange(w, dtype=np.float32), (h, w))[..., None]
+    p = _predict(_ColumnBooster(), x, stride)
+    assert p.shape == (h, w)
+    inner = slice(0, w - stride)
+    assert np.allclose(p[:, inner], x[:, inner, 0], atol=1e-4)
+
+
+def test_the_shipped_model_finds_the_boundary_of_a_disc():
+    yy, xx = np.mgrid[0:80, 0:120]
+    inside = (yy - 40) ** 2 + (xx - 60) ** 2 < 25 ** 2
+    img = np.where(inside[..., None], [0.8, 0.2, 0.2], [0.2, 0.3, 0.7])
+    e = detect_boundaries(img)
+    assert e.shape == inside.shape and e.dtype == np.float32 and 0 <= e.min() and e.max() <= 1
+    from scipy import ndimage
+
+    contour = inside & ~ndimage.binary_erosion(inside)
+    ring = ndimage.distance_transform_edt(~contour) <= 2.5
+    strong = e > 0.3
+    assert strong.sum() > 100 and (strong & ring).sum() / strong.sum() > 0.95
+    raw = detect_boundaries(img, nms=False)
+    assert (raw > 0.3).sum() > strong.sum()  # the raw probability is a thicker ridge
+
+
+def test_model_files_round_trip_and_foreign_files_are_refused(tmp_path):
+    model = load_boundary_model()
+    assert len(model.strides) == len(model.stages) >= 1 and model.info["train_images"] == 200
+    path = model.to_file(tmp_path / "m.json.gz")
+    again = load_boundary_model(path)
+    img = np.random.default_rng(0).random((20, 30, 3))
+    assert np.array_equal(detect_boundaries(img, model=again), detect_boundaries(img))
+    (tmp_path / "junk.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(FileFormatError, match="not a boundary model"):
+        load_boundary_model(tmp_path / "junk.json.gz")
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    doc["features"] = "something-else"
+    (tmp_path / "other.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    with pytest.raises(FileFormatError, match="for features 'something-else'"):
+        load_boundary_model(tmp_path / "other.json.gz")
+    with pytest.raises(InputError, match="model: expected a BoundaryModel"):
+        detect_boundaries(img, model=3)
+    assert isinstance(again, BoundaryModel)
+
+
+@pytest.mark.slow
+def test_the_shipped_model_on_five_val_images(bsds_root):
+    """Scored as the Berkeley benchmark scores a soft map: well above a thinned colour gradient's boundary F."""
+    from segensemble.datasets import BSDS500
+    from segensemble.evaluation.aggregate import collect_boundaries
+    from segensemble.evaluation.benchmark import MachineResult, evaluate_image
+    from segensemble.features import boundary_strength
+
+    ds = BSDS500(bsds_root)
+    ours, gradient = [], []
+    for i in ds.ids("val")[::20]:  # five val images across the split
+        img, gt = ds.image("val", i), ds.ground_truth("val", i)
+        ours.append(evaluate_image(MachineResult("boundary", detect_boundaries(img)), gt, nthresh=25,
+                                   region=False).boundary)
+        grad = nms(boundary_strength(img).clip(0, 1))
+        gradient.append(evaluate_image(MachineResult("boundary", grad), gt, nthresh=25, region=False).boundary)
+    f_ours, f_grad = collect_boundaries(ours).ods_F, collect_boundaries(gradient).ods_F
+    assert f_ours > 0.68 and f_ours > f_grad + 0.1
+
+
+# --- ultrametric contour maps ---------------------------------------------------------------------------------
+
+from segensemble.edges.ucm import boundary_hierarchy, ucm2_map, ultrametric_distances, watershed_regions  # noqa: E402
+from segensemble.evaluation.benchmark import MachineResult  # noqa: E402
+
+
+def _same_partition(a, b) -> bool:
+    pairs = np.unique(np.stack([a.ravel(), b.ravel()]), axis=1)
+    return pairs.shape[1] == len(np.unique(a)) == len(np.unique(b))
+
+
+def _blobs(seed=0, shape=(40, 50)):
+    """A noisy boundary map: three walls of different strength and speckle."""
+    rng = np.random.default_rng(seed)
+    p = rng.random(shape) * 0.05
+    p[:, 15] += 0.8
+    p[20, 15:] += 0.4
+    p[:, 35] += 0.2
+    return np.clip(p, 0, 1)
+
+
+def test_the_watershed_separates_the_basins_of_a_wall():
+    p = np.zeros((6, 9)); p[:, 4] = 1
+    lab = watershed_regions(p)
+    assert lab[0, 0] != lab[0, 8] and len(np.unique(lab)) == 2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ucm2_thresholded_as_the_benchmark_does_equals_the_hierarchy_cut(seed):
+    """label(ucm2 <= t)[1::2, 1::2] (the BSDS reading of a ucm2) is the hierarchy's cut at t, at every height."""
+    h = boundary_hierarchy(_blobs(seed), min_size=5)
+    u = h.ucm2()
+    assert u.shape == (81, 101)
+    result = MachineResult("ucm2", u)
+    for t in np.unique(np.r_[h.heights, 0.0])[::3]:
+        assert _same_partition(result.regions(t, 0), h.cut(threshold=t))
+
+
+def test_the_hierarchy_merges_the_weakest_wall_first():
+    p = np.zeros((30, 60)); p[:, 20] = 0.9; p[:, 40] = 0.3
+    h = boundary_hierarchy(p)
+    assert h.n_regions == 3 and h.heights.round(2).tolist() == [0.3, 0.9]
+    assert len(np.unique(h.cut(threshold=0.5))) == 2 and len(np.unique(h.cut(n_segments=1))) == 1
+    u = h.ucm2()
+    assert u[1::2, 2::2].max() == pytest.approx(0.9)
+    assert u[0].max() == pytest.approx(0.9)  # the frame carries the contours that meet it
+
+
+def test_ultrametric_distances_are_the_first_joining_height():
+    merges = np.array([[0, 1], [2, 3], [0, 2]])
+    heights = np.array([0.1, 0.2, 0.5])
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [0, 3]])
+    assert ultrametric_distances(4, merges, heights, pairs).tolist() == [0.1, 0.5, 0.2, 0.5]
+    assert ultrametric_distances(3, merges[:1], heights[:1], np.array([[1, 2]])).tolist() == [np.inf]
+
+
+def test_ucm_refuses_bad_input_naming_the_parameter():
+    with pytest.raises(InputError, match="probability: expected a 2-D"):
+        boundary_hierarchy(np.zeros((3, 3, 3)))
+    with pytest.raises(InputError, match="distances: expected one per adjacent pair"):
+        ucm2_map(np.array([[0, 1]]), np.zeros(3))
+    with pytest.raises(InputError, match="exactly one of"):
+        boundary_hierarchy(_blobs()).cut()
