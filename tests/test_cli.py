@@ -452,3 +452,45 @@ def test_killed_at_random_instants_then_rerun_gives_the_same_files(tmp_path, com
         for p in sorted((whole / "fused").iterdir()):
             assert p.read_bytes() == (killed / "fused" / p.name).read_bytes(), p.name
     assert not list(killed.rglob("*.tmp*"))
+
+
+def test_edges_writes_a_thinned_8_bit_map_and_a_raw_float_map(tmp_path, image_file):
+    from segensemble.evaluation.benchmark import load_result
+
+    out = tmp_path / "edges.png"
+    result = runner.invoke(app, ["edges", str(image_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    thin = load_result(out, "boundary").data
+    assert thin.shape == (40, 60) and 0 < thin.max() <= 1
+    raw_out = tmp_path / "raw.npy"
+    assert runner.invoke(app, ["edges", str(image_file), "--raw", "-o", str(raw_out)]).exit_code == 0
+    raw = np.load(raw_out, allow_pickle=False)
+    assert raw.dtype == np.float32 and (raw > 0.2).sum() > (thin > 0.2).sum()
+
+
+def test_edges_bad_input_is_one_line_and_writes_nothing(tmp_path, image_file):
+    assert "--output" in _bad(["edges", str(image_file), "-o", str(tmp_path / "out.txt")], tmp_path, "out.txt")
+    assert "--model" in _bad(["edges", str(image_file), "--model", str(tmp_path / "none.json.gz"),
+                              "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "missing.png" in _bad(["edges", str(tmp_path / "missing.png"), "-o", str(tmp_path / "out.png")], tmp_path)
+
+
+def test_segment_with_the_ucm_segmenter(tmp_path, image_file):
+    out = tmp_path / "seg.png"
+    result = runner.invoke(app, ["segment", str(image_file), "-m", "ucm", "-k", "3", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(np.unique(read_labels(out))) == 3
+
+
+def test_score_of_soft_boundary_maps_runs_the_boundary_benchmark_by_default(tmp_path, image_file, gt_file):
+    results, gts = tmp_path / "edges", tmp_path / "gt"
+    results.mkdir(), gts.mkdir()
+    assert runner.invoke(app, ["edges", str(image_file), "-o", str(results / "img.png")]).exit_code == 0
+    (gts / "img.mat").write_bytes(gt_file.read_bytes())
+    result = runner.invoke(app, ["score", str(results), "--gt", str(gts), "--kind", "boundary", "--nthresh", "9",
+                                 "--out", str(tmp_path / "eval")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "eval" / "eval_bdry.txt").exists() and not (tmp_path / "eval" / "eval_cover.txt").exists()
+    line = _bad(["score", str(results), "--gt", str(gts), "--kind", "boundary", "--what", "region", "--out",
+                 str(tmp_path / "eval2")], tmp_path, "eval2")
+    assert "--what" in line

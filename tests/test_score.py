@@ -122,7 +122,8 @@ def test_subset_and_jobs_and_plot(tmp_path, small_results):
 def test_bad_options(tmp_path, small_results):
     res, gt_dir = small_results
     base = ["score", str(res), "--gt", str(gt_dir), "--out", str(tmp_path / "o")]
-    for extra, word in ((["--what", "edges"], "what"), (["--kind", "boundary"], "what"), (["--kind", "x"], "kind")):
+    for extra, word in ((["--what", "edges"], "what"), (["--kind", "boundary", "--what", "region"], "what"),
+                        (["--kind", "x"], "kind")):
         result = runner.invoke(app, base + extra)
         assert result.exit_code == 2 and word in result.stderr, result.output
     result = runner.invoke(app, ["score", str(tmp_path / "nope"), "--gt", str(gt_dir), "--out", str(tmp_path / "o")])

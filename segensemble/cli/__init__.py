@@ -8,7 +8,7 @@ written atomically.
 from __future__ import annotations
 
 # importing a command module registers its commands; this order is the order of 'segensemble --help'
-from segensemble.cli import segment, fuse, evaluate, info, bench  # noqa: E401,F401,I001
+from segensemble.cli import segment, edges, fuse, evaluate, info, bench  # noqa: E401,F401,I001
 from segensemble.cli._app import app
 
 __all__ = ["app", "main"]

@@ -80,7 +80,8 @@ def score(
     gt: Annotated[Path, typer.Option("--gt", help="Folder of BSDS ground truth <id>.mat; its ids are scored.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder for the official eval_*.txt files and more.")],
     nthresh: NThresh = 99,
-    what: Annotated[What, typer.Option("--what", help="Benchmarks to run.")] = What.all,
+    what: Annotated[What, typer.Option("--what", help="Benchmarks to run (soft boundary maps: the boundary "
+                                                      "benchmark only).")] = What.all,
     kind: Annotated[ResultKind, typer.Option("--kind", help="What the result files hold.")] = ResultKind.auto,
     jobs: Jobs = 1,
     plot: Annotated[Optional[Path], typer.Option(
@@ -98,13 +99,18 @@ def score(
     the end (exit code 1), the others are still scored.
 
     \b
-    Example:
+    Examples:
       segensemble score results/ --gt BSDS500/data/groundTruth/test --out eval/ --nthresh 99 --jobs 2 --plot pr.png
+      segensemble score edges/ --gt BSDS500/data/groundTruth/val --kind boundary --out eval/
     """
     from segensemble.score import ScoreConfig, score_results
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    if kind.value == "boundary" and what is What.all:  # soft maps have no regions: 'all' is the boundary benchmark
+        what = What.boundary
+    elif kind.value == "boundary" and what is What.region:
+        raise InputError("--what: soft boundary maps (--kind boundary) have no regions; use --what boundary")
     config = ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value)
     summary = with_progress("score", lambda cb: score_results(results_dir, gt, out_dir, config=config, n_jobs=jobs,
                                                               subset=subset, progress=cb, max_pixels=max_pixels))
