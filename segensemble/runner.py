@@ -136,7 +136,7 @@ def _members(img, recipe, members, segmenter_rng):
     return members
 
 
-def _consensus(segs, recipe, img, random_state, agree, image_aware):
+def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=None):
     """Atoms of the members, optional agreement (CAP), the consensus; (atom labels, estimator, ensemble, fusion).
 
     On an image (and ``image_aware``) every method but ``merge``, which is the
@@ -161,13 +161,16 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware):
     if spatial and not est.capabilities.hierarchy:  # merge is the frame's learned hierarchy itself, on the atoms
         from segensemble.consensus.spatial import image_aware_fit
 
-        fusion = image_aware_fit(est, ens, n_segments=k, **recipe.spatial)
+        fusion = image_aware_fit(est, ens, n_segments=k, gradient=boundary, **recipe.spatial)
         return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
-    est.fit(ens)
+    if boundary is not None and est.capabilities.hierarchy:  # merge: the map is its boundary evidence
+        est.fit(ens, gradient=boundary)
+    else:
+        est.fit(ens)
     return est.labels_, est, ens, None, ens
 
 
-def _merge_tree(est, ens, fusion, recipe):
+def _merge_tree(est, ens, fusion, recipe, boundary=None):
     """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
     from segensemble.consensus.merging import cut_hierarchy
     from segensemble.consensus.spatial import check_spatial, merge_regions
@@ -185,9 +188,41 @@ def _merge_tree(est, ens, fusion, recipe):
         return None
 
     def merge(labels, k):
-        return merge_regions(labels, atoms, k, member_weights=s["member_weights"], coefficients=s["coefficients"])
+        return merge_regions(labels, atoms, k, gradient=boundary, member_weights=s["member_weights"],
+                             coefficients=s["coefficients"])
 
     return cut, n, merge
+
+
+def _boundary_map(boundary, img, segs, original):
+    """The boundary evidence at the working size: None, the learned detector's map, or a given soft map checked."""
+    import cv2
+
+    from segensemble.validation import describe_value
+
+    if boundary is None:
+        return None
+    if isinstance(boundary, str):
+        if boundary != "learned":
+            raise InputError(f"boundary: expected a soft boundary map, 'learned' or None, got {boundary!r}")
+        if img is None:
+            raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
+        from segensemble.edges import detect_boundaries
+
+        return detect_boundaries(img, nms=False).astype(np.float64)
+    b = np.asarray(boundary)
+    if b.ndim != 2 or not np.issubdtype(b.dtype, np.number) or b.size == 0:
+        raise InputError(f"boundary: expected an (H, W) soft boundary map, got {describe_value(boundary)}")
+    b = b.astype(np.float64)
+    if not np.isfinite(b).all() or b.min() < 0 or b.max() > 1:
+        raise InputError("boundary: expected values in [0, 1] (a soft boundary map), got values outside")
+    shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
+    expected = original if original is not None else shape
+    if b.shape != tuple(expected):
+        raise InputError(f"boundary: expected shape {tuple(expected)} like the image, got {b.shape}")
+    if original is not None:  # the image was downscaled for processing: so is its boundary map
+        b = cv2.resize(b, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return b
 
 
 def _prepare_image(image, max_pixels, downscale):
@@ -217,6 +252,7 @@ def run_recipe(
     max_pixels: int | None = MAX_PIXELS,
     downscale: bool = False,
     image_aware: bool = True,
+    boundary=None,
 ) -> FusionResult:
     """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
 
@@ -256,6 +292,15 @@ def run_recipe(
         ``'auto'``; the result is always post-processed into connected
         regions of at least the frame's ``min_size`` pixels). False: the
         method of its paper on the atoms (``fuse --plain``).
+    boundary : (H, W) array, 'learned' or None
+        The boundary evidence of ``merge`` and of the image-aware frame (the
+        ``gradient`` feature of the learned criterion, and of ``merge``'s
+        ``'mean'`` criterion with ``gradient_weight``): a soft boundary map
+        in [0, 1] of the image's size — from any detector (HED, RCF,
+        Structured Edges …; see :func:`segensemble.io.read_boundary_map`) —
+        or ``'learned'`` for :func:`segensemble.edges.detect_boundaries`
+        (not thinned). None: the image's colour gradient
+        (:func:`segensemble.features.boundary_strength`).
 
     With a number of regions (the recipe's ``n_segments``, ``-k K``) and
     connected post-processing, a result cut from a merge hierarchy (every
@@ -296,14 +341,15 @@ def run_recipe(
     segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
-    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware)
+    boundary = _boundary_map(boundary, img, segs, original)
+    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware, boundary)
     post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
     if img is None:
         post["min_size"] = 0  # no colours to merge small regions by
     elif fusion is not None:  # image-aware: connected regions, none below the frame's minimum size
         post = {"connected": True, "min_size": max(int(post.get("min_size", 0)), fusion.min_size)}
     labels = apply_postprocess(atoms.to_image(atom_labels), img, **post)
-    k, tree = check_n_segments(recipe.n_segments), _merge_tree(est, ens, fusion, recipe)
+    k, tree = check_n_segments(recipe.n_segments), _merge_tree(est, ens, fusion, recipe, boundary)
     if k != "auto" and post["connected"] and img is not None and tree is not None:  # K regions painted, not K clusters
         cut, n, merge = tree
         labels = cut_to_regions(k, cut, lambda a: apply_postprocess(atoms.to_image(a), img, **post), n, merge)

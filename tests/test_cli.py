@@ -494,3 +494,29 @@ def test_score_of_soft_boundary_maps_runs_the_boundary_benchmark_by_default(tmp_
     line = _bad(["score", str(results), "--gt", str(gts), "--kind", "boundary", "--what", "region", "--out",
                  str(tmp_path / "eval2")], tmp_path, "eval2")
     assert "--what" in line
+
+
+def test_fuse_with_a_boundary_map_from_another_tool(tmp_path, image_file, blocks_image):
+    import cv2
+
+    edges = np.zeros((40, 60), np.uint8)
+    edges[:, 29:31] = edges[19:21, :] = 255  # where the blocks meet
+    cv2.imwrite(str(tmp_path / "hed.png"), edges)
+    seg = tmp_path / "seg.png"
+    write_labels(seg, blocks_image[1])
+    out = tmp_path / "out.png"
+    result = runner.invoke(app, ["fuse", "--inputs", str(seg), str(seg), "--image", str(image_file),
+                                 "--boundary", str(tmp_path / "hed.png"), "-m", "merge", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["fuse", str(image_file), "--boundary", "learned", "-o", str(out)]).exit_code == 0
+    assert read_labels(out).shape == (40, 60)
+
+
+def test_fuse_refuses_a_boundary_map_that_does_not_fit(tmp_path, image_file):
+    import cv2
+
+    cv2.imwrite(str(tmp_path / "small.png"), np.zeros((10, 10), np.uint8))
+    assert "boundary: expected shape" in _bad(["fuse", str(image_file), "--boundary", str(tmp_path / "small.png"),
+                                               "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "--boundary" in _bad(["fuse", str(image_file), "--boundary", str(tmp_path / "none.png"),
+                                 "-o", str(tmp_path / "out.png")], tmp_path)

@@ -244,3 +244,95 @@ def test_ucm_refuses_bad_input_naming_the_parameter():
         ucm2_map(np.array([[0, 1]]), np.zeros(3))
     with pytest.raises(InputError, match="exactly one of"):
         boundary_hierarchy(_blobs()).cut()
+
+
+# --- soft boundary maps as the boundary evidence of the fusion --------------------------------------------------
+
+from segensemble.io import read_boundary_map  # noqa: E402
+from segensemble.runner import run_recipe  # noqa: E402
+
+
+def _scene():
+    """Two colour halves; members that split it differently (a vertical and a horizontal cut, and both)."""
+    rng = np.random.default_rng(0)
+    img = np.zeros((40, 60, 3)); img[:, 30:] = [0.8, 0.3, 0.2]
+    img = np.clip(img + rng.normal(0, 0.02, img.shape), 0, 1)
+    v = np.zeros((40, 60), int); v[:, 30:] = 1
+    h = np.zeros((40, 60), int); h[20:] = 1
+    return img, [v, h, v + 2 * h]
+
+
+def _recipe(method="merge"):
+    """The default recipe for members of our own (its member-fitted weights dropped), with another method."""
+    from segensemble.recipes import load_recipe
+
+    return load_recipe("default").without_member_params().with_overrides(method=method)
+
+
+@pytest.mark.parametrize("method", ["merge", "vote"])
+def test_no_boundary_map_is_the_colour_gradient(method):
+    from segensemble.features import boundary_strength
+
+    img, members = _scene()
+    recipe = _recipe(method)
+    plain = run_recipe(img, recipe, members=members).labels
+    explicit = run_recipe(img, recipe, members=members, boundary=boundary_strength(img)).labels
+    assert np.array_equal(plain, explicit)
+
+
+def test_a_boundary_map_decides_between_the_members():
+    """Members disagree (vertical vs horizontal cut); the boundary map says where the boundary is."""
+    img = np.full((40, 60, 3), 0.5)
+    v = np.zeros((40, 60), int); v[:, 30:] = 1
+    h = np.zeros((40, 60), int); h[20:] = 1
+    from dataclasses import replace
+
+    recipe = replace(_recipe().with_overrides(n_segments=2, params={"min_size": 0}),
+                     postprocess={"connected": True, "min_size": 0})
+    vertical = np.zeros((40, 60)); vertical[:, 29:31] = 1.0
+    horizontal = np.zeros((40, 60)); horizontal[19:21] = 1.0
+    members = [v, h]
+    by_v = run_recipe(img, recipe, members=members, boundary=vertical, image_aware=False).labels
+    by_h = run_recipe(img, recipe, members=members, boundary=horizontal, image_aware=False).labels
+    assert _same_partition(by_v, v) and _same_partition(by_h, h)
+
+
+def test_learned_boundary_is_the_detectors_probability():
+    img, members = _scene()
+    learned = run_recipe(img, _recipe(), members=members, boundary="learned").labels
+    given = run_recipe(img, _recipe(), members=members, boundary=detect_boundaries(img, nms=False)).labels
+    assert np.array_equal(learned, given)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros((10, 10)), r"boundary: expected shape \(40, 60\)"),
+    (np.full((40, 60), 2.0), r"boundary: expected values in \[0, 1\]"),
+    ("sobel", "boundary: expected a soft boundary map, 'learned' or None"),
+    (np.zeros((40, 60, 3)), r"boundary: expected an \(H, W\) soft boundary map"),
+])
+def test_bad_boundary_maps_are_refused_naming_the_parameter(bad, match):
+    img, members = _scene()
+    with pytest.raises(InputError, match=match):
+        run_recipe(img, _recipe(), members=members, boundary=bad)
+
+
+def test_learned_boundary_needs_the_image():
+    _, members = _scene()
+    with pytest.raises(InputError, match="boundary: 'learned' runs the boundary detector"):
+        run_recipe(None, _recipe(), members=members, boundary="learned")
+
+
+def test_read_boundary_map_reads_8_bit_16_bit_and_float_maps(tmp_path):
+    import cv2
+
+    m = np.array([[0, 128], [255, 64]], np.uint8)
+    cv2.imwrite(str(tmp_path / "e8.png"), m)
+    cv2.imwrite(str(tmp_path / "e16.png"), m.astype(np.uint16) * 257)
+    np.save(tmp_path / "e.npy", m / 255.0)
+    for name in ("e8.png", "e16.png", "e.npy"):
+        assert np.allclose(read_boundary_map(tmp_path / name), m / 255.0)
+    np.save(tmp_path / "bad.npy", np.full((2, 2), 3.5))
+    with pytest.raises(FileFormatError, match=r"in \[0, 1\]"):
+        read_boundary_map(tmp_path / "bad.npy")
+    with pytest.raises(FileFormatError, match="missing.png"):
+        read_boundary_map(tmp_path / "missing.png")

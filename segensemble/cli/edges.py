@@ -49,6 +49,7 @@ def edges(
     from segensemble.atomic import atomic_write_bytes
     from segensemble.edges import detect_boundaries, load_boundary_model
     from segensemble.imagesize import load_image
+    from segensemble.io import write_array
 
     detector = load_boundary_model(model)
     img, original = load_image(image, max_pixels, downscale=downscale)
@@ -60,11 +61,7 @@ def edges(
         err.print(f"{image}: downscaled from {original[1]}x{original[0]} for detection; the map is upscaled back",
                   markup=False)
     if output.suffix.lower() == ".npy":
-        import io
-
-        buf = io.BytesIO()
-        np.save(buf, edges_map.astype(np.float32), allow_pickle=False)
-        atomic_write_bytes(output, buf.getvalue())
+        write_array(output, edges_map.astype(np.float32))
     else:  # one 8-bit gray channel
         import cv2
 

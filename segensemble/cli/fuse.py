@@ -68,6 +68,23 @@ def _inputs(paths, image, max_pixels):
     return segs, img
 
 
+def _boundary(boundary, img, max_pixels):
+    """``--boundary``: None, 'learned', or the soft boundary map read from its file."""
+    if boundary is None or boundary == "learned":
+        if boundary == "learned" and img is None:
+            raise InputError("--boundary: 'learned' runs the boundary detector on the image; with --inputs, give "
+                             "--image")
+        return boundary
+    from pathlib import Path
+
+    from segensemble.io import read_boundary_map
+
+    try:
+        return read_boundary_map(Path(boundary), max_pixels=max_pixels)
+    except InputError as exc:
+        raise InputError(f"--boundary: {exc}") from exc
+
+
 def _diagnostics(result, cap) -> None:
     from segensemble import Ensemble
     from segensemble.evaluation import ensemble_stability
@@ -177,6 +194,10 @@ _Words = Annotated[int, typer.Option("--words", help="Visual words for --agree."
 _Plain = Annotated[bool, typer.Option(
         "--plain", help="Run the method as in its paper on the atoms, without the image-aware frame (superatoms of "
         "the learned boundary hierarchy, the method's partition as a vote, image-aware -k auto).")]
+_Boundary = Annotated[Optional[str], typer.Option(
+        "--boundary", help="Boundary evidence for merge and the image-aware frame: a soft boundary map of the "
+        "image's size from any edge detector (8/16-bit PNG, or .npy floats in [0, 1]), or 'learned' for the "
+        "built-in detector (default: the image's colour gradient).")]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
@@ -202,6 +223,7 @@ def fuse(
     max_pixels: MaxPixels = 3_000_000,
     downscale: Downscale = False,
     plain: _Plain = False,
+    boundary: _Boundary = None,
     verbose: _Verbose = False,
 ):
     """Fuse several segmentations of one image into one label map.
@@ -221,6 +243,8 @@ def fuse(
       segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
       segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
       segensemble fuse photo.jpg --recipe default@3 -o fused.png
+      segensemble fuse photo.jpg --boundary learned -o fused.png
+      segensemble fuse --inputs seg1.png seg2.png --image photo.jpg --boundary hed.png -o fused.png
     """
     _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale)
     chosen = _recipe(recipe, segmenters, method, n_segments, param, inputs)
@@ -230,9 +254,10 @@ def fuse(
 
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
     cap = _agreement(agree, img, words, seed)
+    evidence = _boundary(boundary, img, max_pixels)
     result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
                         downscale=downscale, confidence=None if confidence is None else confidence_kind.value,
-                        image_aware=not plain)
+                        image_aware=not plain, boundary=evidence)
     if result.image is not None and not inputs:
         announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
     if verbose:

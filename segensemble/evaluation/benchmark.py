@@ -84,7 +84,8 @@ def load_result(path, kind: str = "auto", *, max_pixels=MAX_PIXELS) -> MachineRe
     ----------
     path : path
         ``.mat`` with ``segs`` or ``ucm2``; ``.png``/``.npy``/``.tif`` label
-        map; or, with ``kind='boundary'``, an 8-bit (or 16-bit) soft boundary image.
+        map; or, with ``kind='boundary'``, a soft boundary map (8- or 16-bit image, or float ``.npy``;
+        :func:`segensemble.io.read_boundary_map`).
     kind : {'auto', 'segs', 'ucm2', 'boundary'}
         ``'auto'``: ``.mat`` files by their variable, other files as label maps.
     max_pixels : int or None, default :data:`segensemble.io.MAX_PIXELS`
@@ -98,17 +99,13 @@ def load_result(path, kind: str = "auto", *, max_pixels=MAX_PIXELS) -> MachineRe
     >>> load_result(p).kind
     'segs'
     """
-    from segensemble.io import decode_image, mat_variable_names, read_labels, read_segmentations, read_ucm2
+    from segensemble.io import mat_variable_names, read_boundary_map, read_labels, read_segmentations, read_ucm2
 
     if kind not in KINDS:
         raise InputError(f"kind: expected one of {KINDS}, got {kind!r}")
     path = Path(path)
     if kind == "boundary":
-        img = decode_image(path, max_pixels=max_pixels).astype(np.float64)
-        if img.ndim == 3:
-            img = img[:, :, :3].mean(axis=2)
-        top = 65535.0 if img.max() > 255 else 255.0
-        return MachineResult("boundary", img / top)
+        return MachineResult("boundary", read_boundary_map(path, max_pixels=max_pixels))
     if path.suffix.lower() == ".mat":
         if kind == "auto":
             names = mat_variable_names(path, max_pixels)

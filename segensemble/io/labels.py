@@ -128,6 +128,49 @@ def _png_bytes(labels: np.ndarray, path: Path) -> bytes:
     return buf.tobytes()
 
 
+def read_boundary_map(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
+    """Read a soft boundary map (an edge detector's output) as float64 values in [0, 1].
+
+    ``.npy``: a 2-D float array in [0, 1], or integers (8-bit scale up to
+    255, else 16-bit). Image files (8- or 16-bit PNG, ...): the value over
+    255 or 65535, colour channels averaged. The size the file declares is
+    checked against ``max_pixels`` before decoding.
+
+    Raises
+    ------
+    FileFormatError
+        Missing, unreadable, not 2-D, or float values outside [0, 1].
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "edges.npy")
+    >>> np.save(p, np.array([[0.0, 0.5], [1.0, 0.25]], np.float32))
+    >>> read_boundary_map(p).tolist()
+    [[0.0, 0.5], [1.0, 0.25]]
+    """
+    path = _existing(path)
+    if path.suffix.lower() == ".npy":
+        check_label_file(path, max_pixels)
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except Exception as exc:
+            raise FileFormatError(f"{path}: not a readable .npy file ({type(exc).__name__}: {exc})") from exc
+    else:
+        arr = decode_image(path, max_pixels=max_pixels)
+    integer = np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool
+    arr = arr.astype(np.float64)
+    if arr.ndim == 3:
+        arr = arr[:, :, :3].mean(axis=2)
+    if integer:
+        arr = arr / (65535.0 if arr.max(initial=0) > 255 else 255.0)
+    if arr.ndim != 2:
+        raise FileFormatError(f"{path}: expected a 2-D boundary map, got shape {arr.shape}")
+    if not np.isfinite(arr).all() or arr.min(initial=0) < 0 or arr.max(initial=0) > 1:
+        raise FileFormatError(f"{path}: expected boundary strengths in [0, 1], got values outside")
+    return arr
+
+
 def write_array(path, array) -> Path:
     """Write a numeric array as ``.npy`` atomically (never pickled).
 
