@@ -118,14 +118,16 @@ def _failure_message(exc: BaseException) -> str:
 
 
 def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None,
-              scheduler: str | None = None):
+              scheduler: str | None = None, output_dir=None):
     """Call ``task(image_id, *args)`` for every id.
 
     Locally (``jobs`` processes), or on a Dask distributed cluster when
     ``scheduler`` is its address (``tcp://host:port``): the workers must see
     the same paths (a shared file system). A task lost with a dead worker is
     run again elsewhere (``retries=2``); tasks write their outputs
-    atomically and idempotently, so nothing is lost or duplicated.
+    atomically and idempotently, so nothing is lost or duplicated. When the
+    local run is interrupted, its workers are killed and, with
+    ``output_dir``, the temporaries they were writing there are removed.
 
     Returns
     -------
@@ -173,6 +175,10 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         _collect(futures, as_completed(futures), results, failures, tick)
     except BaseException:  # Ctrl-C, SIGTERM (raised as KeyboardInterrupt by the CLI), any failure of the parent
         _stop_workers(pool, others)
+        if output_dir is not None:  # a worker killed mid-write leaves its temporary; its writer is gone now
+            from segensemble.atomic import remove_stale_temporaries
+
+            remove_stale_temporaries(output_dir)
         raise
     pool.shutdown(wait=True)
     return results, failures

@@ -257,7 +257,7 @@ def run_bench(
         progress(len(done), len(ids))
     new, failures = run_tasks(
         _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=n_jobs, progress=progress,
-        done_before=len(done), scheduler=scheduler,
+        done_before=len(done), scheduler=scheduler, output_dir=out,
     )
     done.update(new)
     results = [done[i] for i in ids if i in done]

@@ -192,7 +192,7 @@ def score_results(
         progress(len(done), len(ids))
     new, failures = run_tasks(
         _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=n_jobs,
-        progress=progress, done_before=len(done), scheduler=scheduler,
+        progress=progress, done_before=len(done), scheduler=scheduler, output_dir=out,
     )
     done.update(new)
     scored = [i for i in ids if i in done]
