@@ -24,10 +24,13 @@ Writes ``OUT/methods.csv`` (one row per image, recipe and method) and
 Usage::
 
     python benchmarks/methods_on_bsds.py [--bsds ROOT] [--split val] [--limit 20] [--recipes default,seed]
-        [--methods eac,vote] [-k 8] [--jobs 2] [--out methods-out]
+        [--methods eac,vote] [-k 8] [--boundary learned] [--jobs 2] [--out methods-out]
 
 ``-k K`` applies every method as ``fuse -k K`` does (default ``auto``); the
-regions column gives the mean and the range per image.
+regions column gives the mean and the range per image. ``--boundary learned``
+gives merge and the frame the learned detector's probability as boundary
+evidence (``fuse --boundary learned``), computed once per image like the
+members and, like them, not counted in the fuse step.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def _score(labels, gt) -> dict:
 
 def _image_task(args):
     """All recipes x methods on one image: per-image evaluations (dicts) and fuse-step seconds."""
-    root, split, image_id, recipes, methods, seed, n_segments = args
+    root, split, image_id, recipes, methods, seed, n_segments, boundary = args
     from segensemble.datasets import BSDS500
     from segensemble.errors import InputError
     from segensemble.imagesize import load_image
@@ -69,6 +72,12 @@ def _image_task(args):
     ds = BSDS500(root)
     image, _ = load_image(ds.image_path(split, image_id))
     gt = ds.ground_truth(split, image_id)
+    if boundary == "learned":  # computed once per image, like the members (not in the fuse step's time)
+        from segensemble.edges import detect_boundaries
+
+        boundary = detect_boundaries(image, nms=False)
+    else:
+        boundary = None
     rows = []
     for name in recipes:
         recipe = load_recipe(name)
@@ -82,7 +91,7 @@ def _image_task(args):
                 chosen = chosen.with_overrides(n_segments=n_segments)
             start = time.perf_counter()
             try:
-                result = run_recipe(image, chosen, members=members, random_state=seed)
+                result = run_recipe(image, chosen, members=members, random_state=seed, boundary=boundary)
             except InputError as exc:  # a method that refuses this ensemble: recorded, not scored
                 rows.append({"image": image_id, "recipe": name, "method": method, "error": str(exc)})
                 continue
@@ -151,6 +160,8 @@ def main() -> None:
     ap.add_argument("--recipes", default="default,seed", help="comma-separated recipe names or files")
     ap.add_argument("--methods", default="", help="comma-separated methods (default: every registered one)")
     ap.add_argument("-k", "--n-segments", default="auto", help="number of regions, or 'auto' (as fuse -k)")
+    ap.add_argument("--boundary", default="gradient", choices=("gradient", "learned"),
+                    help="boundary evidence of merge and the frame: the colour gradient, or the learned detector")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default="methods-out")
@@ -160,7 +171,7 @@ def main() -> None:
     ds = BSDS500(args.bsds)
     ids = ds.ids(args.split)[: args.limit]
     n_segments = check_n_segments(args.n_segments)
-    tasks = [(str(ds.data), args.split, i, recipes, methods, args.seed, n_segments) for i in ids]
+    tasks = [(str(ds.data), args.split, i, recipes, methods, args.seed, n_segments, args.boundary) for i in ids]
     rows = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for done, image_rows in enumerate(pool.map(_image_task, tasks), 1):
@@ -181,7 +192,7 @@ def main() -> None:
             w.writerow([r["image"], r["recipe"], r["method"]]
                        + [f"{sc[k]:.6f}" if sc else "" for k in ("covering", "pri", "voi", "recall", "precision")]
                        + [r.get("n_segments", ""), f"{r.get('seconds', 0):.3f}", r.get("error", "")])
-    text = (f"{len(ids)} images of BSDS500 {args.split}, recipes {', '.join(recipes)}, -k {n_segments}, seed {args.seed}\n\n"
+    text = (f"{len(ids)} images of BSDS500 {args.split}, recipes {', '.join(recipes)}, -k {n_segments}, boundary {args.boundary}, seed {args.seed}\n\n"
             + _markdown(table, errors))
     (out / "methods.md").write_text(text)
     print(text)

@@ -67,7 +67,7 @@ def _rows(task):
     """Sampled feature rows and targets of one train image (with the context of ``stage1`` when given)."""
     root, k, image_id, stage1, stride = task
     from segensemble.datasets import BSDS500
-    from segensemble.edges.detector import _predict, load_boundary_model
+    from segensemble.edges.detector import load_boundary_model, predict_probability
     from segensemble.edges.features import boundary_features, context_features
 
     ds = BSDS500(root)
@@ -75,7 +75,8 @@ def _rows(task):
     target = boundary_target(ds.ground_truth("train", image_id))
     if stage1 is not None:
         booster = load_boundary_model(stage1).stages[0]
-        features = np.concatenate([features, context_features(_predict(booster, features, stride))], axis=-1)
+        context = context_features(predict_probability(booster, features, stride))
+        features = np.concatenate([features, context], axis=-1)
     idx = _sample(k, target)
     return features.reshape(-1, features.shape[-1])[idx], target.ravel()[idx]
 

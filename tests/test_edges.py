@@ -11,7 +11,7 @@ import pytest
 from segensemble import InputError
 from segensemble.edges import BoundaryModel, boundary_normal, detect_boundaries, load_boundary_model
 from segensemble.edges import non_maximum_suppression as nms
-from segensemble.edges.detector import _predict
+from segensemble.edges.detector import predict_probability
 from segensemble.edges.features import (boundary_feature_names, boundary_features, half_disc_kernels, shifted)
 from segensemble.errors import FileFormatError
 
@@ -119,7 +119,7 @@ class _ColumnBooster:
 def test_predicting_at_a_stride_interpolates_at_the_right_pixels(stride):
     h, w = 30, 40
     x = np.broadcast_to(np.arange(w, dtype=np.float32), (h, w))[..., None]
-    p = _predict(_ColumnBooster(), x, stride)
+    p = predict_probability(_ColumnBooster(), x, stride)
     assert p.shape == (h, w)
     inner = slice(0, w - stride)
     assert np.allclose(p[:, inner], x[:, inner, 0], atol=1e-4)

@@ -125,6 +125,14 @@ def _print_explanation(est, labels) -> None:
     out.print(table)
 
 
+def _extras(result, explain: bool, confidence, kind: str) -> None:
+    """``--explain`` and ``--confidence`` of a fused result."""
+    if explain:  # the method's own clusters (in the image-aware frame: of the superatoms, before the merging)
+        _print_explanation(result.estimator, result.ensemble.to_image(result.estimator.labels_))
+    if confidence is not None:
+        _write_confidence(confidence, result.confidence, kind)
+
+
 def _agreement(agree, img, words, seed):
     """The CAP step of ``--agree`` (None without it)."""
     if not agree:
@@ -254,17 +262,13 @@ def fuse(
 
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
     cap = _agreement(agree, img, words, seed)
-    evidence = _boundary(boundary, img, max_pixels)
     result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
                         downscale=downscale, confidence=None if confidence is None else confidence_kind.value,
-                        image_aware=not plain, boundary=evidence)
+                        image_aware=not plain, boundary=_boundary(boundary, img, max_pixels))
     if result.image is not None and not inputs:
         announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
     if verbose:
         _diagnostics(result, cap)
     write_labels(output, result.labels)
     _report(result, chosen, output)
-    if explain:  # the method's own clusters (in the image-aware frame: of the superatoms, before the merging)
-        _print_explanation(result.estimator, result.ensemble.to_image(result.estimator.labels_))
-    if confidence is not None:
-        _write_confidence(confidence, result.confidence, confidence_kind.value)
+    _extras(result, explain, confidence, confidence_kind.value)

@@ -21,7 +21,8 @@ import numpy as np
 from segensemble.errors import FileFormatError, InputError
 from segensemble.validation import check_image, check_int
 
-__all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries"]
+__all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
+           "predict_probability"]
 
 MODEL_FORMAT = "segensemble-boundary-model"
 #: The feature set of :func:`segensemble.edges.features.boundary_features` (a model names the one it needs).
@@ -96,8 +97,20 @@ def _load(path: str) -> BoundaryModel:
     return BoundaryModel(stages, strides, doc.get("info", {}))
 
 
-def _predict(booster, features, stride: int) -> np.ndarray:
-    """The booster's probability on every ``stride``-th pixel, interpolated bilinearly to every pixel."""
+def predict_probability(booster, features, stride: int) -> np.ndarray:
+    """One stage's probability: ``booster`` on every ``stride``-th pixel of ``features``, interpolated bilinearly.
+
+    ``features`` is (H, W, F); pixel (y, x) of the result reads the subgrid at (y, x) / stride.
+
+    Examples
+    --------
+    >>> class Column:  # a stand-in booster that returns feature 0
+    ...     def predict(self, rows, num_threads=1):
+    ...         return rows[:, 0]
+    >>> x = np.broadcast_to(np.arange(6, dtype=np.float32), (4, 6))[..., None]
+    >>> predict_probability(Column(), x, 2)[0].tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 4.0]
+    """
     from scipy import ndimage
 
     h, w = features.shape[:2]
@@ -150,10 +163,13 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
         model = load_boundary_model(model)
     elif not isinstance(model, BoundaryModel):
         raise InputError(f"model: expected a BoundaryModel or a path, got {type(model).__name__}")
-    steps = model.strides if stride is None else (check_int(stride, "stride", minimum=1, maximum=8),) * len(model.stages)
+    if stride is None:
+        steps = model.strides
+    else:
+        steps = (check_int(stride, "stride", minimum=1, maximum=8),) * len(model.stages)
     features = boundary_features(img)
-    p = _predict(model.stages[0], features, steps[0])
+    p = predict_probability(model.stages[0], features, steps[0])
     for booster, step in zip(model.stages[1:], steps[1:]):
-        p = _predict(booster, np.concatenate([features, context_features(p)], axis=-1), step)
+        p = predict_probability(booster, np.concatenate([features, context_features(p)], axis=-1), step)
     p = np.clip(p, 0.0, 1.0)
     return (non_maximum_suppression(p) if nms else p).astype(np.float32)

@@ -46,21 +46,16 @@ def watershed_regions(probability) -> np.ndarray:
     >>> watershed_regions(p)[:, [0, 6]].tolist()[0]
     [0, 1]
     """
+    from scipy import ndimage
     from skimage.morphology import local_minima
     from skimage.segmentation import watershed
 
     p = _check_probability(probability)
     # quantise to 1/1000 so that flat noise does not seed a region per pixel
     q = np.round(p * 1000)
-    markers, _ = _label(local_minima(q, connectivity=1))
+    markers, _ = ndimage.label(local_minima(q, connectivity=1))
     labels = watershed(q, markers=markers, connectivity=1)
     return np.unique(labels, return_inverse=True)[1].reshape(p.shape).astype(np.int32)
-
-
-def _label(mask):
-    from scipy import ndimage
-
-    return ndimage.label(mask)
 
 
 class UCMHierarchy:
