@@ -520,3 +520,17 @@ def test_fuse_refuses_a_boundary_map_that_does_not_fit(tmp_path, image_file):
                                                "-o", str(tmp_path / "out.png")], tmp_path)
     assert "--boundary" in _bad(["fuse", str(image_file), "--boundary", str(tmp_path / "none.png"),
                                  "-o", str(tmp_path / "out.png")], tmp_path)
+
+
+def test_edges_writes_the_ucm2_hierarchy_the_benchmark_reads(tmp_path, image_file, gt_file):
+    out, u = tmp_path / "edges.png", tmp_path / "img_ucm2.mat"
+    result = runner.invoke(app, ["edges", str(image_file), "-o", str(out), "--ucm2", str(u)])
+    assert result.exit_code == 0, result.output
+    from segensemble.io import read_ucm2
+
+    assert read_ucm2(u).shape == (81, 121)
+    result = runner.invoke(app, ["evaluate", str(u), "--gt", str(gt_file), "--nthresh", "9", "--json"])
+    assert result.exit_code == 0, result.output
+    assert max(row["covering"] for row in json.loads(result.stdout)) > 0.9  # the blocks are found at some cut
+    assert "--ucm2" in _bad(["edges", str(image_file), "-o", str(out), "--ucm2", str(tmp_path / "u.txt")], tmp_path,
+                            "u.txt")

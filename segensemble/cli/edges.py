@@ -18,6 +18,8 @@ def edges(
                                                                 "255 = certain) or .npy (float32 in [0, 1]).")],
     raw: Annotated[bool, typer.Option("--raw", help="The probability before non-maximum suppression "
                                                     "(thick ridges).")] = False,
+    ucm2: Annotated[Optional[Path], typer.Option("--ucm2", help="Also write the map's hierarchy of regions "
+                                                 "(watershed + ultrametric contour map) as a BSDS ucm2 .mat.")] = None,
     model: Annotated[Optional[Path], typer.Option("--model", help="A boundary model file (default: the one "
                                                                   "that ships, trained on BSDS500 train).")] = None,
     max_pixels: MaxPixels = 3_000_000,
@@ -33,39 +35,60 @@ def edges(
     Examples:
       segensemble edges photo.jpg -o edges.png
       segensemble edges photo.jpg --raw -o probability.npy
+      segensemble edges photo.jpg -o edges.png --ucm2 photo_ucm2.mat
     """
-    from segensemble.imagesize import check_image_file
-    from segensemble.validation import check_distinct_paths
-
-    check_output(output, (".png", ".npy"))
-    check_image_file(image, max_pixels, downscale=downscale)
-    check_distinct_paths({"--output": output}, {"IMAGE": image, "--model": model})
-    if model is not None and not model.is_file():
-        from segensemble.errors import InputError
-
-        raise InputError(f"--model: no such file: {model}")
+    _check_paths(image, output, ucm2, model, max_pixels, downscale)
     import numpy as np
 
-    from segensemble.atomic import atomic_write_bytes
-    from segensemble.edges import detect_boundaries, load_boundary_model
+    from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
     from segensemble.imagesize import load_image
-    from segensemble.io import write_array
 
     detector = load_boundary_model(model)
     img, original = load_image(image, max_pixels, downscale=downscale)
-    edges_map = detect_boundaries(img, model=detector, nms=not raw)
+    probability = detect_boundaries(img, model=detector, nms=False)
+    edges_map = probability if raw else non_maximum_suppression(probability).astype(np.float32)
+    if ucm2 is not None:  # at the processed size (a downscaled image gives a downscaled hierarchy)
+        from segensemble.edges.ucm import boundary_hierarchy
+        from segensemble.io import write_ucm2
+        from segensemble.segmenters.ucm import UCM_MIN_SIZE
+
+        write_ucm2(ucm2, boundary_hierarchy(probability, min_size=UCM_MIN_SIZE).ucm2())
     if original is not None:
         import cv2
 
         edges_map = cv2.resize(edges_map, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
         err.print(f"{image}: downscaled from {original[1]}x{original[0]} for detection; the map is upscaled back",
                   markup=False)
-    if output.suffix.lower() == ".npy":
-        write_array(output, edges_map.astype(np.float32))
-    else:  # one 8-bit gray channel
-        import cv2
-
-        ok, buf = cv2.imencode(".png", np.round(np.clip(edges_map, 0, 1) * 255).astype(np.uint8))
-        atomic_write_bytes(output, buf.tobytes())
+    _write_map(output, edges_map)
     err.print(f"boundaries ({'raw probability' if raw else 'thinned'}), max {float(edges_map.max()):.2f} -> {output}",
               markup=False)
+
+
+def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
+    """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
+    from segensemble.errors import InputError
+    from segensemble.imagesize import check_image_file
+    from segensemble.validation import check_distinct_paths
+
+    check_output(output, (".png", ".npy"))
+    check_image_file(image, max_pixels, downscale=downscale)
+    if ucm2 is not None:
+        check_output(ucm2, (".mat",), "--ucm2")
+    check_distinct_paths({"--output": output, "--ucm2": ucm2}, {"IMAGE": image, "--model": model})
+    if model is not None and not model.is_file():
+        raise InputError(f"--model: no such file: {model}")
+
+
+def _write_map(path: Path, edges_map) -> None:
+    """A soft map as .npy (float32) or as an 8-bit gray PNG (255 = certain), atomically."""
+    import cv2
+    import numpy as np
+
+    from segensemble.atomic import atomic_write_bytes
+    from segensemble.io import write_array
+
+    if path.suffix.lower() == ".npy":
+        write_array(path, edges_map.astype(np.float32))
+    else:
+        _, buf = cv2.imencode(".png", np.round(np.clip(edges_map, 0, 1) * 255).astype(np.uint8))
+        atomic_write_bytes(path, buf.tobytes())

@@ -18,11 +18,11 @@ from segensemble.io.images import (IMAGE_SUFFIXES, MAX_PIXELS, check_pixel_limit
 from segensemble.io.labels import (LABEL_SUFFIXES, check_label_file, read_boundary_map, read_labels, write_array,
                                    write_labels)
 from segensemble.io.matfiles import (GroundTruth, check_mat_limit, mat_bytes, mat_variable_names, read_ground_truth,
-                                     read_segmentations, read_ucm2, write_segmentations)
+                                     read_segmentations, read_ucm2, write_segmentations, write_ucm2)
 
 __all__ = [
     "GroundTruth", "MAX_PIXELS", "IMAGE_SUFFIXES", "LABEL_SUFFIXES", "image_shape", "check_pixel_limit",
     "check_mat_limit", "check_label_file", "read_image", "decode_image", "mat_variable_names", "read_labels",
     "read_segmentations", "read_ucm2", "read_ground_truth", "write_array", "write_labels", "write_segmentations",
-    "write_image", "mat_bytes", "read_boundary_map",
+    "write_image", "mat_bytes", "read_boundary_map", "write_ucm2",
 ]
