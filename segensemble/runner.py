@@ -198,7 +198,7 @@ def _boundary_map(boundary, img, segs, original):
     """The boundary evidence at the working size: None, the learned detector's map, or a given soft map checked."""
     import cv2
 
-    from segensemble.validation import describe_value
+    from segensemble.validation import check_soft_map
 
     if boundary is None:
         return None
@@ -210,12 +210,7 @@ def _boundary_map(boundary, img, segs, original):
         from segensemble.edges import detect_boundaries
 
         return detect_boundaries(img, nms=False).astype(np.float64)
-    b = np.asarray(boundary)
-    if b.ndim != 2 or not np.issubdtype(b.dtype, np.number) or b.size == 0:
-        raise InputError(f"boundary: expected an (H, W) soft boundary map, got {describe_value(boundary)}")
-    b = b.astype(np.float64)
-    if not np.isfinite(b).all() or b.min() < 0 or b.max() > 1:
-        raise InputError("boundary: expected values in [0, 1] (a soft boundary map), got values outside")
+    b = check_soft_map(boundary, "boundary", unit_range=True)
     shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
     expected = original if original is not None else shape
     if b.shape != tuple(expected):

@@ -22,6 +22,7 @@ __all__ = [
     "check_distinct_paths",
     "check_weights",
     "check_member_weights",
+    "check_soft_map",
     "describe_value",
 ]
 
@@ -273,3 +274,29 @@ all zero), got [1, -1]
         raise InputError(f"member_weights: expected {n_members} non-negative weights (finite, one per member, not "
                          f"all zero), got {describe_value(member_weights)}")
     return a
+
+
+def check_soft_map(values, name: str = "edges", *, unit_range: bool = False) -> np.ndarray:
+    """A soft boundary map (or any per-pixel strength): a non-empty, finite 2-D numeric array, as float64.
+
+    With ``unit_range``, values must also lie in [0, 1].
+
+    Examples
+    --------
+    >>> check_soft_map([[0, 1]], "boundary", unit_range=True).dtype
+    dtype('float64')
+    >>> check_soft_map(np.zeros((2, 2, 3)))
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: edges: expected a 2-D numeric array (an (H, W) soft boundary map), got ...
+    """
+    arr = np.asarray(values)
+    if arr.ndim != 2 or arr.size == 0 or not np.issubdtype(arr.dtype, np.number):
+        raise InputError(f"{name}: expected a 2-D numeric array (an (H, W) soft boundary map), got "
+                         f"{describe_value(values)}")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name}: expected finite values, got NaN or infinity")
+    if unit_range and (arr.min() < 0 or arr.max() > 1):
+        raise InputError(f"{name}: expected values in [0, 1] (a soft boundary map), got values outside")
+    return arr

@@ -308,7 +308,7 @@ def test_learned_boundary_is_the_detectors_probability():
     (np.zeros((10, 10)), r"boundary: expected shape \(40, 60\)"),
     (np.full((40, 60), 2.0), r"boundary: expected values in \[0, 1\]"),
     ("sobel", "boundary: expected a soft boundary map, 'learned' or None"),
-    (np.zeros((40, 60, 3)), r"boundary: expected an \(H, W\) soft boundary map"),
+    (np.zeros((40, 60, 3)), r"boundary: expected a 2-D numeric array \(an \(H, W\) soft boundary map\)"),
 ])
 def test_bad_boundary_maps_are_refused_naming_the_parameter(bad, match):
     img, members = _scene()

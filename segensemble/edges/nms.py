@@ -22,19 +22,9 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.errors import InputError
-from segensemble.validation import check_int, describe_value
+from segensemble.validation import check_int, check_soft_map
 
 __all__ = ["boundary_normal", "non_maximum_suppression", "triangle_smooth"]
-
-
-def _check_map(edges, name: str = "edges") -> np.ndarray:
-    arr = np.asarray(edges)
-    if arr.ndim != 2 or min(arr.shape, default=0) < 1 or not np.issubdtype(arr.dtype, np.number):
-        raise InputError(f"{name}: expected a 2-D numeric array, got {describe_value(edges)}")
-    arr = arr.astype(np.float64)
-    if not np.isfinite(arr).all():
-        raise InputError(f"{name}: expected finite values, got NaN or infinity")
-    return arr
 
 
 def triangle_smooth(image, radius: int) -> np.ndarray:
@@ -76,7 +66,7 @@ def boundary_normal(edges, *, smoothing: int = 4) -> np.ndarray:
     >>> round(float(boundary_normal(ridge)[4, 4]), 3), round(float(boundary_normal(ridge.T)[4, 4]), 3)
     (0.0, 1.571)
     """
-    s = triangle_smooth(_check_map(edges), smoothing)
+    s = triangle_smooth(check_soft_map(edges), smoothing)
     sx, sy = _derivative(s, 1), _derivative(s, 0)
     sxx, sxy, syy = _derivative(sx, 1), _derivative(sx, 0), _derivative(sy, 0)
     sign = np.where(sxy > 0, -1.0, 1.0)  # sign(-Sxy), with +1 where Sxy = 0 (axis-aligned ridges)
@@ -126,11 +116,11 @@ def non_maximum_suppression(edges, normal=None, *, radius: int = 1, border: int 
     >>> sorted(set(np.flatnonzero(thin[6]).tolist()))
     [6]
     """
-    e = _check_map(edges)
+    e = check_soft_map(edges)
     if normal is None:
         normal = boundary_normal(e)
     else:
-        normal = _check_map(normal, "normal")
+        normal = check_soft_map(normal, "normal")
         if normal.shape != e.shape:
             raise InputError(f"normal: expected shape {e.shape} like edges, got {normal.shape}")
     r = check_int(radius, "radius", minimum=1)
