@@ -91,7 +91,7 @@ def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
     >>> pairs.tolist(), length.tolist(), vote.tolist()
     ([[0, 1], [0, 2], [1, 2]], [1.0, 2.0, 1.0], [0.5, 1.0, 0.5])
     """
-    from segensemble.adjacency import adjacent_pairs
+    from segensemble.adjacency import adjacent_pairs, pair_pixel_values
 
     pairs, counts, d, inverse = adjacent_pairs(index, return_inverse=True)
     length = counts.astype(np.float64)
@@ -100,9 +100,7 @@ def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
     vote = (labels[pairs[:, 0]] != labels[pairs[:, 1]]) @ w
     grad = None
     if gradient is not None:
-        g = np.asarray(gradient, dtype=np.float64)
-        ga = np.concatenate([g[:, :-1].ravel(), g[:-1, :].ravel()])[d]
-        gb = np.concatenate([g[:, 1:].ravel(), g[1:, :].ravel()])[d]
+        ga, gb = pair_pixel_values(gradient, d)
         grad = np.bincount(inverse, weights=(ga + gb) / 2, minlength=len(pairs)) / length
     return pairs, length, vote, grad
 

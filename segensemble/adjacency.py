@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["adjacent_pairs", "merge_small_regions"]
+__all__ = ["adjacent_pairs", "pair_pixel_values", "merge_small_regions"]
 
 
 def adjacent_pairs(labels: np.ndarray, *, return_inverse: bool = False):
@@ -37,6 +37,27 @@ def adjacent_pairs(labels: np.ndarray, *, return_inverse: bool = False):
     if return_inverse:
         return pairs, counts, d, inverse.ravel()
     return pairs, counts
+
+
+def pair_pixel_values(image, straddle) -> tuple[np.ndarray, np.ndarray]:
+    """Values of a per-pixel map at both pixels of the border-straddling 4-adjacent pixel pairs.
+
+    ``straddle`` is the mask :func:`adjacent_pairs` returns with
+    ``return_inverse`` (horizontal pairs first, then vertical); the results
+    line up with its ``inverse``, so ``np.bincount(inverse, weights=f(a, b))``
+    sums any function of the two values along every border.
+
+    Examples
+    --------
+    >>> labels = np.array([[0, 0, 1]])
+    >>> _, _, straddle, _ = adjacent_pairs(labels, return_inverse=True)
+    >>> [v.tolist() for v in pair_pixel_values(np.array([[0.0, 0.2, 0.9]]), straddle)]
+    [[0.2], [0.9]]
+    """
+    g = np.asarray(image, dtype=np.float64)
+    first = np.concatenate([g[:, :-1].ravel(), g[:-1, :].ravel()])[straddle]
+    second = np.concatenate([g[:, 1:].ravel(), g[1:, :].ravel()])[straddle]
+    return first, second
 
 
 def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int, max_passes: int = 20) -> np.ndarray:

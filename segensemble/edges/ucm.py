@@ -20,21 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.adjacency import adjacent_pairs
+from segensemble.adjacency import adjacent_pairs, pair_pixel_values
 from segensemble.errors import InputError
-from segensemble.validation import check_label_map, describe_value
+from segensemble.validation import check_label_map, check_soft_map
 
 __all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy"]
-
-
-def _check_probability(probability) -> np.ndarray:
-    p = np.asarray(probability)
-    if p.ndim != 2 or min(p.shape, default=0) < 1 or not np.issubdtype(p.dtype, np.number):
-        raise InputError(f"probability: expected a 2-D numeric array, got {describe_value(probability)}")
-    p = p.astype(np.float64)
-    if not np.isfinite(p).all():
-        raise InputError("probability: expected finite values, got NaN or infinity")
-    return p
 
 
 def watershed_regions(probability) -> np.ndarray:
@@ -50,7 +40,7 @@ def watershed_regions(probability) -> np.ndarray:
     from skimage.morphology import local_minima
     from skimage.segmentation import watershed
 
-    p = _check_probability(probability)
+    p = check_soft_map(probability, "probability")
     # quantise to 1/1000 so that flat noise does not seed a region per pixel
     q = np.round(p * 1000)
     markers, _ = ndimage.label(local_minima(q, connectivity=1))
@@ -131,14 +121,13 @@ def boundary_hierarchy(probability, *, min_size: int = 0) -> UCMHierarchy:
     """
     from segensemble.consensus.merging import merge_hierarchy
 
-    p = _check_probability(probability)
+    p = check_soft_map(probability, "probability")
     regions = watershed_regions(p)
     n = int(regions.max()) + 1
     if n == 1:
         return UCMHierarchy(regions, np.zeros((0, 2), dtype=np.int64), np.zeros(0))
     pairs, length, straddle, inverse = adjacent_pairs(regions, return_inverse=True)
-    pa = np.concatenate([p[:, :-1].ravel(), p[:-1, :].ravel()])[straddle]
-    pb = np.concatenate([p[:, 1:].ravel(), p[1:, :].ravel()])[straddle]
+    pa, pb = pair_pixel_values(p, straddle)
     strength = np.bincount(inverse, weights=np.maximum(pa, pb), minlength=len(pairs)) / length
     sizes = np.bincount(regions.ravel(), minlength=n)
     merges, heights = merge_hierarchy(n, pairs, length, strength, sizes=sizes, min_size=min_size)
