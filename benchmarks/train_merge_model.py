@@ -37,8 +37,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import multiprocessing  # noqa: E402
 import time  # noqa: E402
-from multiprocessing import Pool  # noqa: E402
 
 import numpy as np  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
@@ -57,15 +57,22 @@ from segensemble.evaluation.benchmark import MachineResult, evaluate_image  # no
 from segensemble.features import boundary_strength  # noqa: E402
 from segensemble.pipeline import run_segmenters  # noqa: E402
 from segensemble.postprocess import postprocess  # noqa: E402
-from segensemble.recipes import BUILTIN  # noqa: E402
+from segensemble.recipes import load_recipe  # noqa: E402
 
-SEGMENTERS = list(BUILTIN["default"].segmenters)
 MIN_SIZE = 200
+#: Workers are spawned: a process forked after LightGBM (the boundary detector) has run can hang.
+_SPAWN = multiprocessing.get_context("spawn")
 
 
-def _ensemble(ds, split, image_id):
+def _ensemble(ds, split, image_id, segmenters, boundary):
+    """The members' ensemble, the image and the boundary evidence (colour gradient or the learned detector)."""
     image = ds.image(split, image_id)
-    return Ensemble.from_segmentations(run_segmenters(image, SEGMENTERS, rng=0), image), image
+    ens = Ensemble.from_segmentations(run_segmenters(image, segmenters, rng=0), image)
+    if boundary == "learned":
+        from segensemble.edges import detect_boundaries
+
+        return ens, image, detect_boundaries(image, nms=False).astype(np.float64)
+    return ens, image, boundary_strength(image)
 
 
 def _contingency(ensemble, gt) -> list:
@@ -81,10 +88,9 @@ def _contingency(ensemble, gt) -> list:
 
 def record_merges(args):
     """Pair features, per-member border votes, soft targets and weights of one image's merges."""
-    root, image_id = args
+    root, image_id, segmenters, boundary = args
     ds = BSDS500(root)
-    ens, image = _ensemble(ds, "train", image_id)
-    gradient = boundary_strength(image)
+    ens, image, gradient = _ensemble(ds, "train", image_id, segmenters, boundary)
     merger = region_merger(ens, gradient, per_member=True)
     tables = _contingency(ens, ds.ground_truth("train", image_id))
     rows = []
@@ -116,12 +122,12 @@ def _round(x) -> float:
 
 
 def evaluate_val(args):
-    root, image_id, coefficients, member_weights, thresholds, raw = args
+    root, image_id, coefficients, member_weights, thresholds, raw, segmenters, boundary = args
     ds = BSDS500(root)
-    ens, image = _ensemble(ds, "val", image_id)
+    ens, image, gradient = _ensemble(ds, "val", image_id, segmenters, boundary)
     gt = ds.ground_truth("val", image_id)
     est = BoundaryMerge(criterion="learned", coefficients=coefficients, member_weights=member_weights,
-                        min_size=MIN_SIZE).fit(ens)
+                        min_size=MIN_SIZE).fit(ens, gradient=gradient)
     out = [evaluate_image(MachineResult("segs", [ens.to_image(ens.labels[:, j])]), gt) for j in range(ens.n_members)]
     for t in thresholds:
         cut = ens.to_image(cut_hierarchy(ens.n_objects, est.merges_, est.heights_, threshold=t))
@@ -135,9 +141,10 @@ def evaluate_val(args):
 def fit_models(ds, a):
     """Record the train merges, fit both models, print (and with ``--out`` save) them."""
     t0 = time.perf_counter()
-    with Pool(a.jobs) as pool:
-        data = np.concatenate(pool.map(record_merges, [(a.bsds, i) for i in ds.ids("train")[: a.train]], chunksize=1))
-    m, nf = len(SEGMENTERS), len(PAIR_FEATURES)
+    jobs = [(a.bsds, i, a.segmenters, a.boundary) for i in ds.ids("train")[: a.train]]
+    with _SPAWN.Pool(a.jobs) as pool:
+        data = np.concatenate(pool.map(record_merges, jobs, chunksize=1))
+    m, nf = len(a.segmenters), len(PAIR_FEATURES)
     X, per_member, y, w = data[:, :nf], data[:, nf:nf + m], data[:, -2], data[:, -1]
     coef, bias = fit_logistic(X, y, w)
     generic = {k: _round(c) for k, c in zip(PAIR_FEATURES, coef)} | {"bias": _round(bias)}
@@ -146,7 +153,7 @@ def fit_models(ds, a):
     recipe = {"vote": _round(sum(weights))} | {k: _round(c) for k, c in zip(PAIR_FEATURES[1:], coef_m[m:])}
     recipe["bias"] = _round(bias_m)
     result = {"train_images": a.train, "merges": len(y), "generic": generic, "member_weights": weights,
-              "coefficients": recipe, "segmenters": SEGMENTERS}
+              "coefficients": recipe, "segmenters": a.segmenters, "boundary": a.boundary}
     print(json.dumps(result, indent=1))
     print(f"fitted on {len(y)} merges of {a.train} train images in {time.perf_counter() - t0:.0f} s")
     if a.out:
@@ -166,20 +173,29 @@ def main(argv=None):
     ap.add_argument("--raw", action="store_true", help="also score every cut without post-processing")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", help="write the fitted coefficients as JSON here")
+    ap.add_argument("--recipe", default="default", help="recipe whose members (and, with --train 0, fitted "
+                                                       "coefficients) are used (name or name@version)")
+    ap.add_argument("--segmenters", help="comma-separated members instead of the recipe's")
+    ap.add_argument("--boundary", choices=("gradient", "learned"), default=None,
+                    help="boundary evidence: the colour gradient or the learned detector (default: the recipe's)")
     a = ap.parse_args(argv)
+    base = load_recipe(a.recipe)
+    a.segmenters = a.segmenters.split(",") if a.segmenters else list(base.segmenters)
+    a.boundary = a.boundary or (base.boundary or "gradient")
     if not a.bsds:
         ap.error("--bsds: give the BSDS500 root (or set SEGENSEMBLE_BSDS_ROOT)")
     ds = BSDS500(a.bsds)
     if a.train == 0:  # evaluate the shipped recipe's model
-        recipe, weights = BUILTIN["default"].params["coefficients"], BUILTIN["default"].params["member_weights"]
+        fitted = base.method_params()
+        recipe, weights = fitted["coefficients"], fitted["member_weights"]
     else:
         recipe, weights = fit_models(ds, a)
     if a.val:
         ths = [float(t) for t in a.thresholds.split(",")]
-        jobs = [(a.bsds, i, recipe, weights, ths, a.raw) for i in ds.ids("val")[: a.val]]
-        with Pool(a.jobs) as pool:
+        jobs = [(a.bsds, i, recipe, weights, ths, a.raw, a.segmenters, a.boundary) for i in ds.ids("val")[: a.val]]
+        with _SPAWN.Pool(a.jobs) as pool:
             res = pool.map(evaluate_val, jobs, chunksize=1)
-        names = SEGMENTERS + [n for t in ths for n in [f"merge learned t={t:g}"] + a.raw * ["  without post-processing"]]
+        names = a.segmenters + [n for t in ths for n in [f"merge learned t={t:g}"] + a.raw * ["  without post-processing"]]
         print(f"\nval, first {a.val} images (official aggregation)")
         print(f"{'':<32}{'covering':>9}{'PRI':>8}{'VOI':>8}{'F':>8}")
         for j, name in enumerate(names):

@@ -204,7 +204,7 @@ def _boundary_map(boundary, img, segs, original):
         return None
     if isinstance(boundary, str):
         if boundary != "learned":
-            raise InputError(f"boundary: expected a soft boundary map, 'learned' or None, got {boundary!r}")
+            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'recipe' or None, got {boundary!r}")
         if img is None:
             raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
         from segensemble.edges import detect_boundaries
@@ -247,7 +247,7 @@ def run_recipe(
     max_pixels: int | None = MAX_PIXELS,
     downscale: bool = False,
     image_aware: bool = True,
-    boundary=None,
+    boundary="recipe",
 ) -> FusionResult:
     """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
 
@@ -287,7 +287,7 @@ def run_recipe(
         ``'auto'``; the result is always post-processed into connected
         regions of at least the frame's ``min_size`` pixels). False: the
         method of its paper on the atoms (``fuse --plain``).
-    boundary : (H, W) array, 'learned' or None
+    boundary : (H, W) array, 'learned', 'recipe' or None
         The boundary evidence of ``merge`` and of the image-aware frame (the
         ``gradient`` feature of the learned criterion, and of ``merge``'s
         ``'mean'`` criterion with ``gradient_weight``): a soft boundary map
@@ -295,7 +295,9 @@ def run_recipe(
         Structured Edges …; see :func:`segensemble.io.read_boundary_map`) —
         or ``'learned'`` for :func:`segensemble.edges.detect_boundaries`
         (not thinned). None: the image's colour gradient
-        (:func:`segensemble.features.boundary_strength`).
+        (:func:`segensemble.features.boundary_strength`). 'recipe' (default):
+        the recipe's ``boundary`` (``default`` from version 5: 'learned'),
+        the colour gradient when there is no image.
 
     With a number of regions (the recipe's ``n_segments``, ``-k K``) and
     connected post-processing, a result cut from a merge hierarchy (every
@@ -336,6 +338,8 @@ def run_recipe(
     segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
+    if isinstance(boundary, str) and boundary == "recipe":
+        boundary = recipe.boundary if img is not None else None
     boundary = _boundary_map(boundary, img, segs, original)
     atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware, boundary)
     post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}

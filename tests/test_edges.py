@@ -250,6 +250,7 @@ def test_ucm_refuses_bad_input_naming_the_parameter():
 
 from segensemble.io import read_boundary_map  # noqa: E402
 from segensemble.runner import run_recipe  # noqa: E402
+from segensemble.recipes import load_recipe  # noqa: E402
 
 
 def _scene():
@@ -264,8 +265,6 @@ def _scene():
 
 def _recipe(method="merge"):
     """The default recipe for members of our own (its member-fitted weights dropped), with another method."""
-    from segensemble.recipes import load_recipe
-
     return load_recipe("default").without_member_params().with_overrides(method=method)
 
 
@@ -275,9 +274,26 @@ def test_no_boundary_map_is_the_colour_gradient(method):
 
     img, members = _scene()
     recipe = _recipe(method)
-    plain = run_recipe(img, recipe, members=members).labels
+    plain = run_recipe(img, recipe, members=members, boundary=None).labels
     explicit = run_recipe(img, recipe, members=members, boundary=boundary_strength(img)).labels
     assert np.array_equal(plain, explicit)
+    pinned = load_recipe("default@4").without_member_params().with_overrides(method=method)
+    assert np.array_equal(run_recipe(img, pinned, members=members).labels,  # v4 has no boundary of its own
+                          run_recipe(img, pinned, members=members, boundary=None).labels)
+
+
+def test_the_recipes_boundary_is_the_default_evidence():
+    from dataclasses import replace
+
+    img, members = _scene()
+    recipe = _recipe()
+    assert recipe.boundary == "learned"
+    by_recipe = run_recipe(img, recipe, members=members).labels
+    assert np.array_equal(by_recipe, run_recipe(img, recipe, members=members, boundary="learned").labels)
+    assert np.array_equal(run_recipe(img, replace(recipe, boundary=None), members=members).labels,
+                          run_recipe(img, recipe, members=members, boundary=None).labels)
+    # without an image there is no detector to run: the recipe's boundary gives way, no error
+    assert run_recipe(None, recipe, members=members).labels.shape == img.shape[:2]
 
 
 def test_a_boundary_map_decides_between_the_members():
@@ -307,7 +323,7 @@ def test_learned_boundary_is_the_detectors_probability():
 @pytest.mark.parametrize("bad, match", [
     (np.zeros((10, 10)), r"boundary: expected shape \(40, 60\)"),
     (np.full((40, 60), 2.0), r"boundary: expected values in \[0, 1\]"),
-    ("sobel", "boundary: expected a soft boundary map, 'learned' or None"),
+    ("sobel", "boundary: expected a soft boundary map, 'learned', 'recipe' or None"),
     (np.zeros((40, 60, 3)), r"boundary: expected a 2-D numeric array \(an \(H, W\) soft boundary map\)"),
 ])
 def test_bad_boundary_maps_are_refused_naming_the_parameter(bad, match):
@@ -336,3 +352,18 @@ def test_read_boundary_map_reads_8_bit_16_bit_and_float_maps(tmp_path):
         read_boundary_map(tmp_path / "bad.npy")
     with pytest.raises(FileFormatError, match="missing.png"):
         read_boundary_map(tmp_path / "missing.png")
+
+
+def test_a_recipes_ucm_member_and_learned_boundary_share_one_detector_run(monkeypatch):
+    import segensemble.edges.features as features
+
+    calls = []
+    real = features.boundary_features
+    monkeypatch.setattr(features, "boundary_features", lambda image: calls.append(1) or real(image))
+    img = np.random.default_rng(3).random((36, 50, 3))
+    first = detect_boundaries(img, nms=False)
+    first[:] = -1  # the caller's copy: changing it leaves the remembered map alone
+    assert np.array_equal(detect_boundaries(img, nms=False), detect_boundaries(img.copy(), nms=False))
+    assert len(calls) == 1 and detect_boundaries(img, nms=False).min() >= 0
+    detect_boundaries(img[::-1].copy(), nms=False)  # another image: computed
+    assert len(calls) == 2

@@ -69,9 +69,11 @@ def _inputs(paths, image, max_pixels):
 
 
 def _boundary(boundary, img, max_pixels):
-    """``--boundary``: None, 'learned', or the soft boundary map read from its file."""
-    if boundary is None or boundary == "learned":
-        if boundary == "learned" and img is None:
+    """``--boundary``: the recipe's (unset), the colour gradient, 'learned', or the soft map read from its file."""
+    if boundary is None or boundary == "gradient":
+        return "recipe" if boundary is None else None
+    if boundary == "learned":
+        if img is None:
             raise InputError("--boundary: 'learned' runs the boundary detector on the image; with --inputs, give "
                              "--image")
         return boundary
@@ -205,7 +207,8 @@ _Plain = Annotated[bool, typer.Option(
 _Boundary = Annotated[Optional[str], typer.Option(
         "--boundary", help="Boundary evidence for merge and the image-aware frame: a soft boundary map of the "
         "image's size from any edge detector (8/16-bit PNG, or .npy floats in [0, 1]), or 'learned' for the "
-        "built-in detector (default: the image's colour gradient).")]
+        "built-in detector, or 'gradient' for the image's colour gradient (default: the recipe's; 'learned' for "
+        "the default recipe from version 5).")]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
