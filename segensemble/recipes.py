@@ -31,7 +31,7 @@ __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "rec
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
 _FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial",
-           "image_aware")
+           "image_aware", "boundary")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,9 @@ class Recipe:
     #: Run the method in the image-aware frame on an image (recipes published before it, such as
     #: ``default@3``, keep the method on the raw atoms so that their results never change).
     image_aware: bool = True
+    #: Boundary evidence of ``merge`` and of the image-aware frame when the caller gives none: None (the
+    #: colour gradient) or ``'learned'`` (the boundary detector's probability, :mod:`segensemble.edges`).
+    boundary: str | None = None
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
         """A copy with the given fields replaced.
@@ -108,7 +111,7 @@ class Recipe:
         Examples
         --------
         >>> BUILTIN["default"].method_params()["threshold"], BUILTIN["default"].method_params(image=False)
-        (0.45, {})
+        (0.5, {})
         """
         if self.method != "merge" or not image:
             return dict(self.params)
@@ -144,6 +147,8 @@ class Recipe:
         k = check_n_segments(self.n_segments)
         if not isinstance(self.image_aware, bool):
             raise InputError(f"{where}: image_aware: expected true or false, got {self.image_aware!r}")
+        if self.boundary not in (None, "learned"):
+            raise InputError(f"{where}: boundary: expected 'learned' or none, got {self.boundary!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
         try:
@@ -208,6 +213,26 @@ _RECIPES = (
         description="Version 3's ensemble and learned boundary consensus (the same segmentations); its learned "
                     "criterion is the image-aware frame of every method: -m METHOD keeps these members, fitted "
                     "weights and post-processing and swaps the consensus.",
+    ),
+    Recipe(
+        name="default",
+        version="5",
+        segmenters=_DEFAULT_V3.segmenters + ("ucm:threshold=0.15",),
+        method="merge",
+        spatial={
+            "threshold": 0.5,
+            "min_size": 200,
+            # fitted on BSDS500 train with the detector's probability as the border evidence
+            # (benchmarks/train_merge_model.py --segmenters ... --boundary learned); the cut chosen on val
+            "member_weights": [0.433, 0.373, 0.366, 0.344, 0.257, 0.488, 0.56, 0.668],
+            "coefficients": {"vote": 3.489, "gradient": 5.584, "colour": 1.064, "texture": 0.151, "size": 2.119,
+                             "length": -0.265, "bias": -4.458},
+        },
+        postprocess={"connected": True, "min_size": 200},
+        boundary="learned",
+        description="Version 4's members plus the learned boundary detector's ultrametric contour map (cut at "
+                    "0.15), fused by the learned boundary consensus reading the detector's boundary probability "
+                    "along every border (fitted on BSDS500 train, cut at 0.5 chosen on val).",
     ),
     Recipe(
         name="seed",
@@ -275,6 +300,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
         description=str(data.get("description", "")),
         spatial=dict(data.get("spatial", {})),
         image_aware=data.get("image_aware", True),
+        boundary=data.get("boundary"),
     )
     return recipe.validate()
 

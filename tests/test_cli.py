@@ -178,7 +178,7 @@ def test_fuse_with_a_recipe_and_overrides(tmp_path, image_file):
     out = tmp_path / "fused.png"
     result = runner.invoke(app, ["fuse", str(image_file), "--recipe", "default", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "7 segmentations" in result.stderr and "with merge" in result.stderr
+    assert "8 segmentations" in result.stderr and "with merge" in result.stderr
     result = runner.invoke(app, ["fuse", str(image_file), "-r", "default", "-m", "vote", "-k", "3", "-o", str(out)])
     assert result.exit_code == 0 and "with vote into 3 regions" in result.stderr, result.output
     line = _bad(["fuse", str(image_file), "-r", "default", "-p", "nope=1", "-o", str(tmp_path / "x.png")], tmp_path,

@@ -58,7 +58,7 @@ def test_a_new_method_keeps_the_image_aware_settings_and_merge_reads_them():
     other = r.with_overrides(method="sdp")
     assert other.spatial == r.spatial and other.postprocess == r.postprocess and other.params == {}
     merged = r.method_params()
-    assert merged["criterion"] == "auto" and merged["threshold"] == 0.45 and merged["min_size"] == 200
+    assert merged["criterion"] == "auto" and merged["threshold"] == 0.5 and merged["min_size"] == 200
     assert merged["member_weights"] == r.spatial["member_weights"]
     assert r.method_params(image=False) == {}  # plain label arrays: merge's own defaults
     assert r.with_overrides(method="merge", params={"threshold": 0.3}).method_params()["threshold"] == 0.3
@@ -108,3 +108,12 @@ def test_printed_recipe_is_a_recipe_file(tmp_path):
     listing = CliRunner().invoke(app, ["recipes"])
     assert listing.exit_code == 0 and "default" in listing.stdout and "classic" in listing.stdout
     assert CliRunner().invoke(app, ["recipes", "nope"]).exit_code == 2
+
+
+def test_a_recipe_file_names_its_boundary_evidence():
+    base = {"name": "x", "segmenters": ["slic"], "method": "merge"}
+    assert recipe_from_mapping(base).boundary is None
+    assert recipe_from_mapping({**base, "boundary": "learned"}).boundary == "learned"
+    with pytest.raises(InputError, match="boundary: expected 'learned' or none, got 'sobel'"):
+        recipe_from_mapping({**base, "boundary": "sobel"})
+    assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
