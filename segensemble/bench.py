@@ -44,6 +44,11 @@ class BenchConfig:
     recipe: str = ""
     max_pixels: int = 3_000_000
     downscale: bool = False
+    #: The recipe's image-aware settings, whether it runs in that frame, and its boundary evidence
+    #: (:class:`segensemble.recipes.Recipe`); without them ``default@4``/``@5`` lose their fitted criterion.
+    spatial: dict = field(default_factory=dict)
+    image_aware: bool = True
+    boundary: str | None = None
     seed: InitVar[int | None] = None
 
     def __post_init__(self, seed):
@@ -60,7 +65,8 @@ class BenchConfig:
         return cls(segmenters=list(recipe.segmenters), method=recipe.method, n_segments=recipe.n_segments,
                    random_state=random_state, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
                    hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}", max_pixels=max_pixels,
-                   downscale=downscale)
+                   downscale=downscale, spatial=dict(recipe.spatial), image_aware=recipe.image_aware,
+                   boundary=recipe.boundary)
 
     def to_recipe(self):
         """The recipe this configuration applies."""
@@ -68,7 +74,8 @@ class BenchConfig:
 
         name, _, version = self.recipe.partition("@")
         return Recipe(name=name or "bench", version=version, segmenters=tuple(self.segmenters), method=self.method,
-                      n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess))
+                      n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess),
+                      spatial=dict(self.spatial), image_aware=self.image_aware, boundary=self.boundary)
 
     def key(self) -> str:
         return settings_key(self)

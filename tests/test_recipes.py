@@ -117,3 +117,15 @@ def test_a_recipe_file_names_its_boundary_evidence():
     with pytest.raises(InputError, match="boundary: expected 'learned' or none, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
     assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
+
+
+@pytest.mark.parametrize("key", sorted(f"{n}@{v}" for n, vs in VERSIONS.items() for v in vs))
+def test_bench_runs_exactly_the_recipe_it_was_given(key):
+    """A bench configuration carries every field that changes a result (default@4/@5 keep their fitted criterion,
+    default@5 its learned boundary, default@3 its plain atoms)."""
+    from dataclasses import replace
+
+    from segensemble.bench import BenchConfig
+
+    recipe = load_recipe(key)
+    assert BenchConfig.from_recipe(recipe).to_recipe() == replace(recipe, description="")
