@@ -463,8 +463,9 @@ class BoundaryMerge(ConsensusClusterer):
             if ensemble.image is None:
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
             merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), member_weights=weights)
-            return self._cut(n, merger.run(lambda m, a, b: boundary_probability(pair_features(m, a, b), coefficients),
-                                        min_size=self.min_size))
+            return self._cut(n, merger.run(
+                lambda m, a, bs: boundary_probability(pair_features_many(m, a, bs), coefficients),
+                min_size=self.min_size, batched=True))
         grad = self._image_gradient(ensemble, gradient) if self.gradient_weight > 0 else None
         pairs, length, strength, g = atom_adjacency(ensemble.index, ensemble.labels, grad, member_weights=weights)
         if g is not None:
