@@ -2,6 +2,11 @@
 
 from segensemble.evaluation.aggregate import RegionSummary, collect_regions, image_region_result
 from segensemble.evaluation.boundaries import seg2bdry
+from segensemble.evaluation.consistency import (
+    boundary_displacement_error,
+    global_consistency_error,
+    local_consistency_error,
+)
 from segensemble.evaluation.projective import ensemble_f1, projective_f1
 from segensemble.evaluation.stability import ensemble_stability, jaccard_index, normalized_mutual_information
 from segensemble.evaluation.regions import (
@@ -19,10 +24,13 @@ __all__ = [
     "RegionCounts",
     "RegionSummary",
     "collect_regions",
+    "boundary_displacement_error",
     "contingency_table",
     "ensemble_f1",
     "ensemble_stability",
+    "global_consistency_error",
     "jaccard_index",
+    "local_consistency_error",
     "normalized_mutual_information",
     "image_region_result",
     "probabilistic_rand_index",

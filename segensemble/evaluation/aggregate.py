@@ -41,6 +41,9 @@ class ImageRegionResult:
     pri: np.ndarray
     voi: np.ndarray
     cntR_best: float
+    gce: np.ndarray | None = None  # the fusion literature's measures (None in results stored before them)
+    lce: np.ndarray | None = None
+    bde: np.ndarray | None = None
 
     def to_dict(self) -> dict:
         return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
@@ -72,6 +75,7 @@ def image_region_result(thresholds, counts: list[RegionCounts]) -> ImageRegionRe
         pri=np.array([c.pri for c in counts]),
         voi=np.array([c.voi for c in counts]),
         cntR_best=float(np.sum(counts[0].gt_areas * best)),
+        **{k: np.array([getattr(c, k) for c in counts]) for k in EXTRA_MEASURES},
     )
 
 
@@ -99,6 +103,7 @@ class RegionSummary:
     voi_ods: float
     voi_ois: float
     per_image: list = field(default_factory=list)  # (best_t, best_covering, precision_at_best_t)
+    extra: dict = field(default_factory=dict)  # 'gce' / 'lce' / 'bde' -> {'ods', 'ods_threshold', 'ois'}
 
     def to_dict(self) -> dict:
         return {
@@ -106,7 +111,29 @@ class RegionSummary:
                          "ois": self.covering_ois, "best": self.covering_best},
             "pri": {"ods": self.pri_ods, "ods_threshold": self.pri_ods_t, "ois": self.pri_ois},
             "voi": {"ods": self.voi_ods, "ods_threshold": self.voi_ods_t, "ois": self.voi_ois},
+            **self.extra,
         }
+
+
+#: Region measures beside the official ones, lower is better (:mod:`segensemble.evaluation.consistency`).
+EXTRA_MEASURES = ("gce", "lce", "bde")
+
+
+def _extra_summary(results: list[ImageRegionResult], ods: int, ois: list[int]) -> dict:
+    """GCE, LCE and BDE at covering's ODS threshold (dataset mean) and at every image's covering-best one (OIS).
+
+    Their own minimum would pick a degenerate cut: GCE and LCE are 0 whenever
+    one map refines the other, so one region (or one region per pixel) scores
+    a perfect 0 (Martin et al. 2001, Sec. 3).
+    """
+    out = {}
+    for k in EXTRA_MEASURES:
+        per = [getattr(r, k) for r in results]
+        if any(v is None for v in per):
+            continue
+        out[k] = {"ods": float(np.mean([v[ods] for v in per])), "ods_threshold": float(results[0].thresholds[ods]),
+                  "ois": float(np.mean([v[i] for v, i in zip(per, ois)]))}
+    return out
 
 
 def _g(x):
@@ -132,6 +159,7 @@ def official_rounding(r: ImageRegionResult) -> ImageRegionResult:
     return ImageRegionResult(
         thresholds=_g(r.thresholds), cntR=_g(r.cntR), sumR=_g(r.sumR), cntP=_g(r.cntP),
         sumP=_g(r.sumP), pri=_g(r.pri), voi=_g(r.voi), cntR_best=float(_g(r.cntR_best)),
+        gce=r.gce, lce=r.lce, bde=r.bde,
     )
 
 
@@ -167,12 +195,13 @@ def collect_regions(results: list[ImageRegionResult], *, official: bool = True) 
     cntR_ois = sumR_ois = cntR_best_total = sumR_best_total = 0.0
     pri_sum = np.zeros(len(thresholds))
     voi_sum = np.zeros(len(thresholds))
-    best_pri, best_voi, per_image = [], [], []
+    best_pri, best_voi, per_image, firsts = [], [], [], []
     for r in results:
         if official:
             r = official_rounding(r)
         R = _ratio(r.cntR, r.sumR)
         first = int(np.argmax(R))
+        firsts.append(first)
         last = int(np.flatnonzero(R == R.max())[-1])
         cntR_ois += r.cntR[last]
         sumR_ois += r.sumR[last]
@@ -207,6 +236,7 @@ def collect_regions(results: list[ImageRegionResult], *, official: bool = True) 
         voi_ods=float(voi_thr[iv]),
         voi_ois=float(np.mean(best_voi)),
         per_image=per_image,
+        extra=_extra_summary(results, i, firsts),
     )
 
 

@@ -197,6 +197,10 @@ class RegionCounts:
         Best overlap of every GT region (all annotations, in order); the maximum
         over thresholds gives the benchmark's "best" covering.
     gt_areas : (n_gt_regions,) float array
+    gce, lce, bde : float
+        Global and local consistency error and boundary displacement error
+        (pixels), averaged over annotations
+        (:mod:`segensemble.evaluation.consistency`).
     """
 
     cntR: float
@@ -207,20 +211,28 @@ class RegionCounts:
     voi: float
     best_gt_overlap: np.ndarray
     gt_areas: np.ndarray
+    gce: float = float("nan")
+    lce: float = float("nan")
+    bde: float = float("nan")
 
 
-def _region_counts(s: np.ndarray, gts: list) -> RegionCounts:
+def _region_counts(s: np.ndarray, gts: list, gt_maps=None) -> RegionCounts:
+    from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
+
     cntP_per_seg = None
     gt_best, gt_area = [], []
-    ri_sum = voi_sum = 0.0
+    ri_sum = voi_sum = gce_sum = lce_sum = 0.0
     seg_area = None
     for g in gts:
         n = _contingency(s, g)
         if hasattr(n, "toarray"):
             n = n.toarray()
         ri, voi = _ri_voi(n)
+        gce, lce = consistency_errors(n)
         ri_sum += ri
         voi_sum += voi
+        gce_sum += gce
+        lce_sum += lce
         nu = n.sum(axis=1)
         nv = n.sum(axis=0)
         union = nu[:, None] + nv[None, :] - n
@@ -232,6 +244,8 @@ def _region_counts(s: np.ndarray, gts: list) -> RegionCounts:
         seg_area = nu
     best = np.concatenate(gt_best)
     area = np.concatenate(gt_area)
+    mine = boundary_maps([s])[0]
+    bde = np.mean([displacement(mine, g) for g in (gt_maps or boundary_maps(gts))])
     return RegionCounts(
         cntR=float(np.sum(area * best)),
         sumR=float(area.sum()),
@@ -241,16 +255,23 @@ def _region_counts(s: np.ndarray, gts: list) -> RegionCounts:
         voi=voi_sum / len(gts),
         best_gt_overlap=best,
         gt_areas=area,
+        gce=gce_sum / len(gts),
+        lce=lce_sum / len(gts),
+        bde=float(bde),
     )
 
 
-def region_counts(seg, gts) -> RegionCounts:
+def region_counts(seg, gts, *, gt_maps=None) -> RegionCounts:
     """All region counts of one segmentation against its annotations.
 
     Parameters
     ----------
     seg : (H, W) int array
     gts : list of (H, W) int arrays, or a :class:`~segensemble.io.GroundTruth`
+    gt_maps : list, optional
+        :func:`segensemble.evaluation.consistency.boundary_maps` of ``gts``
+        (computed here when not given; pass them when scoring many
+        segmentations against the same annotations).
 
     Returns
     -------
@@ -263,7 +284,7 @@ def region_counts(seg, gts) -> RegionCounts:
     (1.0, 1.0, 0.0)
     """
     s, gl = _check_gts(seg, gts)
-    return _region_counts(s, gl)
+    return _region_counts(s, gl, gt_maps)
 
 
 def region_scores(seg, gts) -> dict:
@@ -271,14 +292,15 @@ def region_scores(seg, gts) -> dict:
 
     Returns
     -------
-    dict with keys ``'pri'``, ``'voi'``, ``'covering'`` (floats) and
-    ``'n_segments'`` (int).
+    dict with keys ``'pri'``, ``'voi'``, ``'covering'``, ``'gce'``, ``'lce'``,
+    ``'bde'`` (floats) and ``'n_segments'`` (int).
 
     Examples
     --------
     >>> region_scores(np.array([[0, 0, 1, 1]]), [np.array([[0, 0, 1, 1]])])
-    {'pri': 1.0, 'voi': 0.0, 'covering': 1.0, 'n_segments': 2}
+    {'pri': 1.0, 'voi': 0.0, 'covering': 1.0, 'gce': 0.0, 'lce': 0.0, 'bde': 0.0, 'n_segments': 2}
     """
     s, gl = _check_gts(seg, gts)
     c = _region_counts(s, gl)
-    return {"pri": c.pri, "voi": c.voi, "covering": c.cntR / c.sumR, "n_segments": int(len(np.unique(s)))}
+    return {"pri": c.pri, "voi": c.voi, "covering": c.cntR / c.sumR, "gce": c.gce, "lce": c.lce, "bde": c.bde,
+            "n_segments": int(len(np.unique(s)))}
