@@ -110,8 +110,8 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     original = result.downscaled_from
     gt_limit = config.max_pixels if original is None else original[0] * original[1]  # the image's own size
     gt = read_ground_truth(ds.ground_truth_path(split, image_id), max_pixels=gt_limit)
-    if gt.segmentations[0].shape != result.labels.shape:
-        raise InputError(f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.segmentations[0].shape} "
+    if gt.shape != result.labels.shape:
+        raise InputError(f"{ds.ground_truth_path(split, image_id)}: ground truth {gt.shape} "
                          f"does not match the image {result.labels.shape}")
     member_labels = [result.at_input_size(s.labels) for s in result.members]
     out = Path(out_dir)

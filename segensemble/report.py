@@ -18,7 +18,7 @@ import numpy as np
 from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
 
-__all__ = ["write_report", "draw_boundaries"]
+__all__ = ["write_report", "draw_boundaries", "draw_matches"]
 
 THUMB_WIDTH = 200
 
@@ -50,6 +50,44 @@ def draw_boundaries(image, labels) -> np.ndarray:
     edge = find_boundaries(labels, mode="inner")
     out[edge] = (1.0, 0.1, 0.1)
     return out
+
+
+def draw_matches(image, tp, fp, fn) -> np.ndarray:
+    """The image faded, with matched machine boundaries green, unmatched ones blue, missed human ones red.
+
+    The colours of the Structured Edge toolbox's evaluation view; lines are
+    drawn 3 pixels wide so they survive the report's thumbnails.
+
+    Examples
+    --------
+    >>> tp = np.zeros((5, 5), bool); tp[2, 2] = True
+    >>> v = draw_matches(np.ones((5, 5, 3)), tp, np.zeros_like(tp), np.zeros_like(tp))
+    >>> v[2, 2].tolist(), v[0, 0].tolist()
+    ([0.0, 0.75, 0.0], [1.0, 1.0, 1.0])
+    """
+    out = np.array(image, dtype=np.float64, copy=True)
+    if out.ndim == 2:
+        out = np.repeat(out[:, :, None], 3, axis=2)
+    out = 0.35 * out + 0.65  # faded towards white
+    grow = np.ones((3, 3), np.uint8)
+    for mask, colour in ((fn, (0.9, 0.0, 0.0)), (fp, (0.0, 0.2, 1.0)), (tp, (0.0, 0.75, 0.0))):
+        out[cv2.dilate(np.asarray(mask, np.uint8), grow) > 0] = colour
+    return out
+
+
+def _match_figure(out: Path, ds, split: str, image_id: str, image, fused, ods_t) -> tuple[str, np.ndarray]:
+    """Caption and view of the boundary matches: the hierarchy's level at its ODS threshold, else the fused result."""
+    from segensemble.evaluation.boundaries import boundary_matches, seg2bdry
+    from segensemble.io import read_segmentations
+
+    labels, what = fused, "fused"
+    segs = out / "segs" / f"{image_id}.mat"
+    if ods_t is not None and segs.is_file():
+        levels = read_segmentations(segs)
+        k = int(np.clip(round(ods_t) - 1, 0, len(levels) - 1))  # 'segs' thresholds are 1..n
+        labels, what = levels[k], f"hierarchy level {k + 1} (ODS)"
+    tp, fp, fn = boundary_matches(seg2bdry(labels), ds.ground_truth(split, image_id).boundaries)
+    return f"boundaries of {what}: matched green, false blue, missed red", draw_matches(image, tp, fp, fn)
 
 
 def _pr_svg(curve: dict, size: int = 320) -> str:
@@ -142,6 +180,7 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
                      f"<td>{s['voi']:.4f}</td><td>{s['f']:.4f}</td><td>{s['n_segments']:.1f}</td></tr>")
     parts.append("</table>")
     h = summary.get("hierarchy")
+    ods_t = h["boundary"]["ods"]["threshold"] if h and h.get("boundary") else None
     if h and h.get("region") and h.get("boundary"):
         r, b = h["region"], h["boundary"]
         parts.append("<h2>Hierarchy</h2><table id='hierarchy-table'><tr><th></th><th>covering</th><th>PRI</th>"
@@ -165,6 +204,7 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         for name, lab in zip(members, member_labels):
             figs.append((name, draw_boundaries(image, lab)))
         figs.append(("fused", draw_boundaries(image, fused)))
+        figs.append(_match_figure(out, ds, split, image_id, image, fused, ods_t))
         conf = out / "confidence" / f"{image_id}.png"
         if conf.is_file():
             from segensemble.io import read_image

@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble.validation import check_int, check_output_path
@@ -34,6 +36,8 @@ class ScoreConfig:
     what: str = "all"
     kind: str = "auto"
     max_dist: float = 0.0075
+    thin: bool = True
+    nms: bool = False
 
     def key(self) -> str:
         return settings_key(self)
@@ -55,28 +59,43 @@ def _find_result(results_dir: Path, image_id: str) -> Path:
 
 
 def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
-    """The files an image's scores are made from (None when its result is missing)."""
-    path = _result_path(results_dir, image_id)
-    return None if path is None else {"result": path, "ground_truth": gt_dir / f"{image_id}.mat"}
+    """The files an image's scores are made from (None when its result or ground truth is missing)."""
+    from segensemble.io.groundtruth import ground_truth_file
+
+    path, truth = _result_path(results_dir, image_id), ground_truth_file(gt_dir, image_id)
+    if path is None or truth is None:
+        return None
+    if truth.is_dir():  # one edge map per annotator
+        return {"result": path, **{f"ground_truth/{p.name}": p for p in sorted(truth.iterdir()) if p.is_file()}}
+    return {"result": path, "ground_truth": truth}
 
 
 def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str,
                  max_pixels: int | None) -> dict:
     from segensemble.evaluation.benchmark import evaluate_image, load_result
-    from segensemble.io import read_ground_truth
+    from segensemble.io.groundtruth import check_has_regions, read_truth
 
     path = _find_result(Path(results_dir), image_id)
+    inputs = _inputs(Path(results_dir), Path(gt_dir), image_id)
+    if inputs is None:
+        raise InputError(f"{Path(gt_dir) / image_id}.*: no ground truth for image {image_id!r}")
     result = load_result(path, config.kind, max_pixels=max_pixels)
-    gt_path = Path(gt_dir) / f"{image_id}.mat"
-    gt = read_ground_truth(gt_path, max_pixels=max_pixels)
-    if gt.segmentations[0].shape != result.shape:
-        raise InputError(f"{path}: shape {result.shape} does not match the ground truth {gt_path} {gt.segmentations[0].shape}")
+    if config.nms and result.kind == "boundary":
+        from segensemble.edges.nms import edge_map_nms
+
+        result.data = edge_map_nms(result.data)
+    gt_path = Path(gt_dir) / image_id if "ground_truth" not in inputs else inputs["ground_truth"]
+    gt = read_truth(gt_path, max_pixels=max_pixels)
+    if config.what != "boundary":
+        check_has_regions(gt, gt_path)
+    if gt.shape != result.shape:
+        raise InputError(f"{path}: shape {result.shape} does not match the ground truth {gt_path} {gt.shape}")
     ev = evaluate_image(
         result, gt, nthresh=config.nthresh, boundary=config.what in ("all", "boundary"),
-        region=config.what in ("all", "region"), max_dist=config.max_dist,
+        region=config.what in ("all", "region"), max_dist=config.max_dist, thin=config.thin,
     )
     record = {"id": image_id, "config": config.key(), "result": str(path),
-              "inputs": input_digests({"result": path, "ground_truth": gt_path}), "evaluation": ev.to_dict()}
+              "inputs": input_digests(inputs), "evaluation": ev.to_dict()}
     atomic_write_text(Path(out_dir) / "per_image" / f"{image_id}.json", json.dumps(record))
     return record
 
@@ -84,11 +103,13 @@ def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConf
 def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ["index", "id"]
+    head, extra = ["index", "id"], []
     if bsum:
         head += ["bdry_threshold", "bdry_recall", "bdry_precision", "bdry_f"]
     if rsum:
         head += ["cover_threshold", "covering", "pri_best", "voi_best"]
+        extra = [m for m in ("gce", "lce", "bde") if getattr(evaluations[0].region, m) is not None]
+        head += [f"{m}_at_cover" for m in extra]
     w.writerow(head)
     for k, image_id in enumerate(ids):
         row = [k + 1, image_id]
@@ -98,6 +119,8 @@ def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
             reg = evaluations[k].region
             row += [f"{rsum.per_image[k][0]:.6g}", f"{rsum.per_image[k][1]:.6g}",
                     f"{reg.pri.max():.6g}", f"{reg.voi.min():.6g}"]
+            first = int(np.argmin(np.abs(reg.thresholds - rsum.per_image[k][0])))  # at cover_threshold
+            row += [f"{getattr(reg, m)[first]:.6g}" for m in extra]
         w.writerow(row)
     return buf.getvalue()
 
@@ -115,13 +138,19 @@ def score_results(
         ``<id>.mat`` (``segs`` or ``ucm2``), ``<id>.png`` / ``.npy`` label maps,
         or soft boundary PNGs with ``config.kind='boundary'``.
     gt_dir : path
-        ``<id>.mat`` BSDS ground truth; its ids define the images to score.
+        Ground truth, its ids define the images to score: ``<id>.mat`` (BSDS),
+        or edge maps ``<id>.png`` / a folder ``<id>/`` of one per annotator
+        (boundary benchmark only; :mod:`segensemble.io.groundtruth`).
     out_dir : path
         Receives ``per_image/<id>.json``, the official ``eval_*.txt`` files,
         ``summary.json`` and ``per_image.csv``.
     config : ScoreConfig, optional
         ``nthresh`` (99), ``what`` ('all' | 'boundary' | 'region'), ``kind``
-        ('auto' | 'segs' | 'ucm2' | 'boundary'), ``max_dist`` (0.0075).
+        ('auto' | 'segs' | 'ucm2' | 'boundary'), ``max_dist`` (matching
+        radius as a fraction of the diagonal: 0.0075 as BSDS, 0.011 as the
+        NYUDv2 papers), ``thin`` (True: thin machine boundaries first; False for
+        maps already one pixel wide), ``nms`` (False: apply
+        :func:`segensemble.edges.nms.edge_map_nms` to soft maps first).
     n_jobs : int, default 1
         Worker processes (``jobs``: its deprecated name).
     subset : bool, default False
@@ -158,6 +187,7 @@ def score_results(
     from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
     from segensemble.evaluation.benchmark import KINDS, ImageEvaluation
     from segensemble.evaluation.official import write_official_files
+    from segensemble.io.groundtruth import ground_truth_ids
 
     config = config or ScoreConfig()
     if config.what not in WHAT:
@@ -167,6 +197,9 @@ def score_results(
     if config.kind == "boundary" and config.what != "boundary":
         raise InputError("what: soft boundary maps have no regions; use what='boundary'")
     config.nthresh = check_int(config.nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
+    if config.nms and config.kind != "boundary":
+        raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind='boundary'), "
+                         f"got kind={config.kind!r}")
     if not 0 < float(config.max_dist) < 1:
         raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
     if jobs is not None:
@@ -180,12 +213,16 @@ def score_results(
     for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
         if not d.is_dir():
             raise InputError(f"{name}: {d} is not a folder")
-    ids = sorted(p.stem for p in gt_dir.glob("*.mat"))
+    ids = ground_truth_ids(gt_dir)
+    if config.what != "boundary" and ids and not any((gt_dir / f"{i}.mat").is_file() for i in ids):
+        if config.what == "region":
+            raise InputError(f"what: {gt_dir} holds edge maps only, which have no regions; use what='boundary'")
+        config.what = "boundary"  # edge-map ground truth: 'all' is the boundary benchmark
     if subset:
         have = {p.stem for p in results_dir.iterdir() if p.suffix.lower() in RESULT_SUFFIXES}
         ids = [i for i in ids if i in have]
     if not ids:
-        raise InputError(f"gt_dir: no ground-truth .mat files{' with a result' if subset else ''} in {gt_dir}")
+        raise InputError(f"gt_dir: no ground truth (.mat, edge maps){' with a result' if subset else ''} in {gt_dir}")
     done = load_finished(out, ids, config.key(), inputs=lambda i: _inputs(results_dir, gt_dir, i))
     todo = [i for i in ids if i not in done]
     if progress:

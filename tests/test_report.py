@@ -45,9 +45,11 @@ def test_report_structure(bench_out):
     p.feed(page)
     assert {"dataset-table", "hierarchy-table", "pr-curve"} <= p.ids
     n_members = len(BUILTIN["default"].segmenters)
-    assert len(p.imgs) == 2 * (n_members + 3)  # per image: input, every member, fused, confidence
+    assert len(p.imgs) == 2 * (n_members + 4)  # per image: input, every member, fused, matches, confidence
     assert all(i["src"].startswith("data:image/jpeg;base64,") for i in p.imgs)
     assert {"input", "fused", "slic:n_segments=200", "boundary confidence (hierarchy)"} <= {i["alt"] for i in p.imgs}
+    views = [i["alt"] for i in p.imgs if i["alt"].startswith("boundaries of hierarchy level")]
+    assert len(views) == 2 and all("(ODS): matched green, false blue, missed red" in v for v in views)
     assert not any(f'{attr}="http' in page or f"{attr}='http" in page for attr in ("src", "href"))  # self-contained
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,19 +14,30 @@ from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, ap
                                   out, with_progress)
 from segensemble.errors import InputError
 
+MaxDist = Annotated[float, typer.Option(
+    "--max-dist", help="Matching radius as a fraction of the image diagonal (BSDS 0.0075; NYUDv2 papers 0.011).")]
+Thin = Annotated[bool, typer.Option("--thin/--no-thin", help="Thin machine boundaries first (--no-thin: maps "
+                                                             "already one pixel wide).")]
+Nms = Annotated[bool, typer.Option("--nms", help="Non-maximum suppression of soft boundary maps first (edge "
+                                                 "detector outputs: HED, RCF, SE, ...).")]
+
 
 @app.command()
 @handle_errors
 def evaluate(
     seg: Annotated[Path, typer.Argument(
         help="Result: label map (.png/.npy), BSDS .mat with 'segs' or 'ucm2', or a soft boundary PNG.")],
-    gt: Annotated[Path, typer.Option("--gt", help="BSDS ground-truth .mat file.")],
+    gt: Annotated[Path, typer.Option("--gt", help="Ground truth: BSDS .mat, an edge PNG, or a folder of edge PNGs "
+                                                 "(one per annotator; boundaries only).")],
     nthresh: NThresh = 99,
     kind: Annotated[ResultKind, typer.Option("--kind", help="What the result file holds.")] = ResultKind.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    max_dist: MaxDist = 0.0075,
+    thin: Thin = True,
+    nms: Nms = False,
     max_pixels: MaxPixels = 3_000_000,
 ):
-    """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI.
+    """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI, GCE, LCE, BDE.
 
     Several thresholds (a 'segs' cell, a ucm2, a soft boundary map) give one
     row per threshold.
@@ -34,25 +46,46 @@ def evaluate(
     Examples:
       segensemble evaluate fused.png --gt groundTruth/val/3096.mat
       segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
+      segensemble evaluate hed/3096.png --kind boundary --nms --gt groundTruth/val/3096.mat
     """
     from segensemble.evaluation.benchmark import evaluate_image, load_result
-    from segensemble.io import read_ground_truth
+    from segensemble.io import read_truth
 
+    kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the result is a soft map
     result = load_result(seg, kind.value, max_pixels=max_pixels)
-    truth = read_ground_truth(gt, max_pixels=max_pixels)
-    shape = truth.segmentations[0].shape
-    if result.shape != shape:
-        raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {shape}")
-    ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary")
+    if nms:
+        result = _suppressed(result)
+    truth = read_truth(gt, max_pixels=max_pixels)
+    if result.shape != truth.shape:
+        raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {truth.shape}")
+    if not 0 < max_dist < 1:
+        raise typer.BadParameter(f"expected a fraction of the diagonal in (0, 1), got {max_dist}",
+                                 param_hint="--max-dist")
+    ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary" and bool(truth.segmentations),
+                        max_dist=max_dist, thin=thin)
     rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
         return
-    cols = ["threshold", "recall", "precision", "f"] + (["covering", "pri", "voi"] if ev.region is not None else [])
-    table = Table(*["t", "R", "P", "F", "covering", "PRI", "VOI"][: len(cols)])
+    cols = ["threshold", "recall", "precision", "f"]
+    cols += ["covering", "pri", "voi", "gce", "lce", "bde"] if ev.region is not None else []
+    table = Table()
+    for name in ["t", "R", "P", "F", "covering", "PRI", "VOI", "GCE", "LCE", "BDE"][: len(cols)]:
+        table.add_column(name, no_wrap=True, min_width=max(7, len(name)))  # ten columns: never cut to "0.64…"
     for row in rows:
         table.add_row(*[f"{row[c]:.4g}" if c == "threshold" else f"{row[c]:.4f}" for c in cols])
     out.print(table)
+
+
+def _suppressed(result):
+    """The soft boundary map of ``result`` after non-maximum suppression (``--nms``)."""
+    from segensemble.edges.nms import edge_map_nms
+
+    if result.kind != "boundary":
+        raise InputError("--nms: non-maximum suppression applies to soft boundary maps (--kind boundary), "
+                         f"got {result.kind!r}")
+    result.data = edge_map_nms(result.data)
+    return result
 
 
 def print_scores(summary: dict) -> None:
@@ -68,8 +101,10 @@ def print_scores(summary: dict) -> None:
         rg = summary["region"]
         table.add_row("covering", f"{rg['covering']['ods']:.4f}", f"{rg['covering']['ois']:.4f}",
                       f"{rg['covering']['best']:.4f}", f"{rg['covering']['ods_threshold']:.4g}")
-        table.add_row("PRI", f"{rg['pri']['ods']:.4f}", f"{rg['pri']['ois']:.4f}", "", f"{rg['pri']['ods_threshold']:.4g}")
-        table.add_row("VOI", f"{rg['voi']['ods']:.4f}", f"{rg['voi']['ois']:.4f}", "", f"{rg['voi']['ods_threshold']:.4g}")
+        for key, name in (("pri", "PRI"), ("voi", "VOI"), ("gce", "GCE"), ("lce", "LCE"), ("bde", "BDE (px)")):
+            if key in rg:
+                m = rg[key]
+                table.add_row(name, f"{m['ods']:.4f}", f"{m['ois']:.4f}", "", f"{m['ods_threshold']:.4g}")
     out.print(table)
 
 
@@ -77,7 +112,8 @@ def print_scores(summary: dict) -> None:
 @handle_errors
 def score(
     results_dir: Annotated[Path, typer.Argument(help="Folder of results: <id>.mat (segs/ucm2), <id>.png or <id>.npy.")],
-    gt: Annotated[Path, typer.Option("--gt", help="Folder of BSDS ground truth <id>.mat; its ids are scored.")],
+    gt: Annotated[Path, typer.Option("--gt", help="Folder of ground truth, its ids are scored: BSDS <id>.mat, edge "
+                                                 "maps <id>.png, or folders <id>/ of edge maps (one per annotator).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Output folder for the official eval_*.txt files and more.")],
     nthresh: NThresh = 99,
     what: Annotated[What, typer.Option("--what", help="Benchmarks to run (soft boundary maps: the boundary "
@@ -88,6 +124,9 @@ def score(
         "--plot", help="Write the precision/recall figure (needs the 'plot' extra).")] = None,
     subset: Annotated[bool, typer.Option(
         "--subset", help="Score only the ids that have a result file (else missing ones fail).")] = False,
+    max_dist: MaxDist = 0.0075,
+    thin: Thin = True,
+    nms: Nms = False,
     max_pixels: MaxPixels = 3_000_000,
 ):
     """Berkeley benchmark of a folder of results: the official output files.
@@ -101,17 +140,19 @@ def score(
     \b
     Examples:
       segensemble score results/ --gt BSDS500/data/groundTruth/test --out eval/ --nthresh 99 --jobs 2 --plot pr.png
-      segensemble score edges/ --gt BSDS500/data/groundTruth/val --kind boundary --out eval/
+      segensemble score edges/ --gt BSDS500/data/groundTruth/val --kind boundary --nms --out eval/
+      segensemble score edges/ --gt NYUD/test/edges --kind boundary --nms --max-dist 0.011 --out eval/
     """
     from segensemble.score import ScoreConfig, score_results
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the results are soft maps
     if kind.value == "boundary" and what is What.all:  # soft maps have no regions: 'all' is the boundary benchmark
         what = What.boundary
     elif kind.value == "boundary" and what is What.region:
         raise InputError("--what: soft boundary maps (--kind boundary) have no regions; use --what boundary")
-    config = ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value)
+    config = ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value, max_dist=max_dist, thin=thin, nms=nms)
     summary = with_progress("score", lambda cb: score_results(results_dir, gt, out_dir, config=config, n_jobs=jobs,
                                                               subset=subset, progress=cb, max_pixels=max_pixels))
     print_scores(summary)
@@ -122,3 +163,43 @@ def score(
         c = summary["pr_curve"]
         plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
     exit_on_failures(summary["failures"])
+
+
+class FigureFormat(str, Enum):
+    png = "png"
+    svg = "svg"
+    pdf = "pdf"
+
+
+@app.command()
+@handle_errors
+def compare(
+    results: Annotated[list[Path], typer.Argument(help="'segensemble score' or 'segensemble bench' output folders.")],
+    labels: Annotated[Optional[list[str]], typer.Option(
+        "--labels", "-l", help="Names, one per folder, comma-separated or repeated (default: folder names).")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option(
+        "--out", help="Write compare.png (the PR figure), compare.csv, compare.md and compare.html here.")] = None,
+    figure: Annotated[FigureFormat, typer.Option("--figure", help="Figure format.")] = FigureFormat.png,
+):
+    """Compare benchmarked methods: PR curves on iso-F lines and a table of ODS/OIS/AP and region scores.
+
+    \b
+    Examples:
+      segensemble compare eval_se/ eval_hed/ results_v5/ --labels SE,HED,segensemble --out cmp/
+      segensemble compare eval_*/ --out cmp/ --figure svg
+    """
+    from segensemble.compare import COLUMNS, compare_results
+
+    names = [n.strip() for item in labels for n in item.split(",")] if labels else None
+    rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
+    cols = [c for c in COLUMNS if any(c[0] in r for r in rows.values())]
+    table = Table(title=f"{len(rows)} methods (↑ higher is better, ↓ lower)", title_justify="left")
+    table.add_column("measure", no_wrap=True)
+    for name in rows:
+        table.add_column(name, no_wrap=True, min_width=7)
+    for key, header, up in cols:
+        cells = [f"{r[key]:.4f}" if key in r else "" for r in rows.values()]
+        table.add_row(f"{header} {'↑' if up else '↓'}", *cells)
+    out.print(table)
+    if out_dir is not None:
+        out.print(f"figure and tables: {out_dir}", markup=False)

@@ -162,7 +162,7 @@ class ImageEvaluation:
         )
 
     def scores(self, k: int = 0) -> dict:
-        """Scores at threshold ``k``: covering, PRI, VOI, boundary recall, precision and F.
+        """Scores at threshold ``k``: covering, PRI, VOI, GCE, LCE, BDE, boundary recall, precision and F.
 
         Examples
         --------
@@ -183,6 +183,7 @@ class ImageEvaluation:
         if self.region is not None:
             r = self.region
             out.update(covering=float(r.cntR[k] / r.sumR[k]), pri=float(r.pri[k]), voi=float(r.voi[k]))
+            out.update({m: float(getattr(r, m)[k]) for m in ("gce", "lce", "bde") if getattr(r, m) is not None})
         return out
 
 
@@ -194,6 +195,7 @@ def evaluate_image(
     boundary: bool = True,
     region: bool = True,
     max_dist: float = 0.0075,
+    thin: bool = True,
 ) -> ImageEvaluation:
     """Berkeley benchmark of one image at every threshold.
 
@@ -209,6 +211,9 @@ def evaluate_image(
     boundary, region : bool
         Which benchmarks to run.
     max_dist : float, default 0.0075
+        Matching radius as a fraction of the image diagonal (0.011: the NYUDv2 protocol).
+    thin : bool, default True
+        Thin the machine boundaries at every threshold first (False: maps already one pixel wide).
 
     Returns
     -------
@@ -224,8 +229,10 @@ def evaluate_image(
     ([20.0], [400.0])
     """
     shape = result.shape
-    if gt.segmentations[0].shape != shape:
-        raise InputError(f"result: shape {shape} does not match the ground truth {gt.segmentations[0].shape}")
+    if region and not gt.segmentations:
+        raise InputError("gt: edge-map ground truth has no regions; evaluate with region=False")
+    if gt.shape != shape:
+        raise InputError(f"result: shape {shape} does not match the ground truth {gt.shape}")
     check_int(nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
     thresholds = result.thresholds(nthresh)
     out = ImageEvaluation()
@@ -235,17 +242,19 @@ def evaluate_image(
             bmap = result.boundary_map(t, k)
             key = np.packbits(bmap).tobytes()
             if key not in cache:
-                cache[key] = boundary_counts(bmap, gt.boundaries, max_dist=max_dist)
+                cache[key] = boundary_counts(bmap, gt.boundaries, max_dist=max_dist, thin=thin)
             counts.append(cache[key])
         c = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
         out.boundary = ImageBoundaryResult(thresholds, c[:, 0], c[:, 1], c[:, 2], c[:, 3])
     if region:
-        counts, cache = [], {}
+        from segensemble.evaluation.consistency import boundary_maps
+
+        counts, cache, gt_maps = [], {}, boundary_maps(gt.segmentations)
         for k, t in enumerate(thresholds):
             seg = result.regions(t, k)
             key = seg.tobytes()
             if key not in cache:
-                cache[key] = region_counts(seg, gt.segmentations)
+                cache[key] = region_counts(seg, gt.segmentations, gt_maps=gt_maps)
             counts.append(cache[key])
         out.region = image_region_result(thresholds, counts)
     return out

@@ -26,7 +26,8 @@ class GroundTruth:
     Attributes
     ----------
     segmentations : list of (H, W) int32 arrays
-        One region labelling per annotator (BSDS numbers regions from 1).
+        One region labelling per annotator (BSDS numbers regions from 1);
+        empty for edge-only ground truth (:func:`segensemble.io.read_edge_ground_truth`).
     boundaries : list of (H, W) bool arrays
         One boundary map per annotator.
     """
@@ -35,7 +36,12 @@ class GroundTruth:
     boundaries: list
 
     def __len__(self) -> int:
-        return len(self.segmentations)
+        return len(self.boundaries)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(H, W) of the annotated image."""
+        return tuple((self.segmentations or self.boundaries)[0].shape)
 
 
 #: A ``.mat`` array may hold this many times ``max_pixels`` elements (a double-size ``ucm2`` is about 4x the

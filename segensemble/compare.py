@@ -1,0 +1,194 @@
+"""Compare benchmarked methods side by side: one precision/recall figure, one table.
+
+Each input is a folder written by ``segensemble score`` (its ``summary.json``)
+or by ``segensemble bench`` (its hierarchy's ``eval_hierarchy/summary.json``).
+The figure is the Berkeley one (``plot_eval.m``): every method's dataset
+precision/recall curve over its thresholds on iso-F contours, its ODS point
+marked, the ODS F in the legend. The table puts the boundary ODS / OIS / AP
+beside the region scores (covering, PRI, VOI at ODS and OIS) and, when
+present, GCE / LCE / BDE.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from segensemble.atomic import atomic_write_text
+from segensemble.errors import FileFormatError, InputError
+
+__all__ = ["COLUMNS", "compare_results", "load_scored"]
+
+#: Table columns: (key, header, higher is better).
+COLUMNS = (
+    ("ods_f", "ODS F", True), ("ois_f", "OIS F", True), ("ap", "AP", True),
+    ("covering_ods", "cover ODS", True), ("covering_ois", "cover OIS", True),
+    ("pri_ods", "PRI ODS", True), ("pri_ois", "PRI OIS", True),
+    ("voi_ods", "VOI ODS", False), ("voi_ois", "VOI OIS", False),
+    ("gce_ods", "GCE", False), ("lce_ods", "LCE", False), ("bde_ods", "BDE", False),
+)
+
+
+def _summary_file(folder: Path) -> Path:
+    for p in (folder / "eval_hierarchy" / "summary.json", folder / "summary.json"):
+        if p.is_file():
+            return p
+    raise InputError(f"RESULTS: {folder} has no summary.json (a 'segensemble score' or 'bench' output folder)")
+
+
+def load_scored(folder) -> dict:
+    """The scores and curve of one ``score`` / ``bench`` output folder.
+
+    Returns
+    -------
+    dict
+        ``n_images``, the :data:`COLUMNS` keys present (floats), and
+        ``curve`` = (recall list, precision list) when the boundary benchmark ran.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> load_scored(tempfile.mkdtemp())
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: RESULTS: ... has no summary.json (a 'segensemble score' or 'bench' output folder)
+    """
+    path = _summary_file(Path(folder))
+    try:
+        s = json.loads(path.read_text())
+        row = {"n_images": int(s["n_images"])}
+        if "boundary" in s:
+            b = s["boundary"]
+            row.update(ods_f=b["ods"]["f"], ods_r=b["ods"]["recall"], ods_p=b["ods"]["precision"],
+                       ois_f=b["ois"]["f"], ap=b["ap"])
+            c = s.get("pr_curve")
+            row["curve"] = (c["recall"], c["precision"]) if c else None
+        for name, scores in s.get("region", {}).items():
+            row.update({f"{name}_{k}": v for k, v in scores.items() if k in ("ods", "ois")})
+    except (ValueError, KeyError, TypeError) as exc:
+        raise FileFormatError(f"{path}: not a benchmark summary ({type(exc).__name__}: {exc})") from exc
+    return row
+
+
+def _labels(folders, labels) -> list[str]:
+    if labels is None:
+        names = [Path(f).resolve().name or str(f) for f in folders]
+        return [n if names.count(n) == 1 else str(f) for n, f in zip(names, folders)]
+    labels = list(labels)
+    if len(labels) != len(folders):
+        raise InputError(f"labels: expected {len(folders)} labels (one per folder), got {len(labels)}")
+    return labels
+
+
+def compare_results(folders, *, labels=None, out_dir=None, figure: str = "png") -> dict:
+    """Compare several benchmarked methods; optionally write the figure and the tables.
+
+    Parameters
+    ----------
+    folders : list of paths
+        ``segensemble score`` or ``segensemble bench`` output folders.
+    labels : list of str, optional
+        One name per folder (default: the folder names).
+    out_dir : path, optional
+        Receives ``compare.<figure>`` (the precision/recall figure; needs the
+        ``plot`` extra), ``compare.csv``, ``compare.md`` and ``compare.html``
+        (the table and the figure as inline SVG: one self-contained page).
+    figure : {'png', 'svg', 'pdf'}, default 'png'
+
+    Returns
+    -------
+    dict
+        label -> row of :func:`load_scored` (without the curve).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.datasets import make_synthetic_dataset
+    >>> from segensemble.io import read_ground_truth, write_labels
+    >>> from segensemble.score import score_results
+    >>> root = make_synthetic_dataset(tempfile.mkdtemp(), n_images=2, shape=(30, 40))
+    >>> gt_dir = root / "data" / "groundTruth" / "test"
+    >>> res, scored = tempfile.mkdtemp(), tempfile.mkdtemp()
+    >>> for p in sorted(gt_dir.glob("*.mat")):
+    ...     _ = write_labels(os.path.join(res, p.stem + ".png"), read_ground_truth(p).segmentations[0])
+    >>> _ = score_results(res, gt_dir, scored)
+    >>> rows = compare_results([scored], labels=["human 1"])
+    >>> sorted(rows), rows["human 1"]["ods_f"] > 0.6
+    (['human 1'], True)
+    """
+    folders = [Path(f) for f in folders]
+    if not folders:
+        raise InputError("RESULTS: expected at least one scored folder, got none")
+    if figure not in ("png", "svg", "pdf"):
+        raise InputError(f"figure: expected 'png', 'svg' or 'pdf', got {figure!r}")
+    names = _labels(folders, labels)
+    rows = {name: load_scored(f) for name, f in zip(names, folders)}
+    if out_dir is not None:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        curves = {n: (*r["curve"], r["ods_f"], (r["ods_r"], r["ods_p"])) for n, r in rows.items() if r.get("curve")}
+        svg = ""
+        if curves:
+            from segensemble.evaluation.plot import plot_pr, pr_figure
+
+            plot_pr(curves, out / f"compare.{figure}")
+            svg = pr_figure(curves, "svg").decode("utf-8")
+        atomic_write_text(out / "compare.csv", _csv(rows))
+        atomic_write_text(out / "compare.md", _markdown(rows))
+        atomic_write_text(out / "compare.html", _html(rows, svg))
+    return {n: {k: v for k, v in r.items() if k != "curve"} for n, r in rows.items()}
+
+
+def _present(rows) -> list[tuple]:
+    return [c for c in COLUMNS if any(c[0] in r for r in rows.values())]
+
+
+def _csv(rows) -> str:
+    cols = _present(rows)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["method", "n_images", *[c[0] for c in cols]])
+    for name, r in rows.items():
+        w.writerow([name, r["n_images"], *[f"{r[c[0]]:.6g}" if c[0] in r else "" for c in cols]])
+    return buf.getvalue()
+
+
+def _markdown(rows) -> str:
+    """Markdown table; the best value of every column in bold."""
+    cols = _present(rows)
+    lines = ["| method | images | " + " | ".join(f"{h} {'↑' if up else '↓'}" for _, h, up in cols) + " |",
+             "|---|---|" + "---|" * len(cols)]
+    best = {}
+    for key, _, up in cols:
+        vals = [r[key] for r in rows.values() if key in r]
+        best[key] = (max(vals) if up else min(vals)) if len(vals) > 1 else None  # bold only among several
+    for name, r in rows.items():
+        cells = [("**{:.4f}**" if r[k] == best[k] else "{:.4f}").format(r[k]) if k in r else "" for k, _, _ in cols]
+        lines.append(f"| {name} | {r['n_images']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _html(rows, svg: str) -> str:
+    """One self-contained page: the table (best value per column in bold) and the figure as inline SVG."""
+    import html
+
+    cols = _present(rows)
+    best = {}
+    for key, _, up in cols:
+        vals = [r[key] for r in rows.values() if key in r]
+        best[key] = (max(vals) if up else min(vals)) if len(vals) > 1 else None
+    head = "".join(f"<th>{html.escape(h)} {'↑' if up else '↓'}</th>" for _, h, up in cols)
+    body = []
+    for name, r in rows.items():
+        cells = "".join(("<td><b>{:.4f}</b></td>" if r[k] == best[k] else "<td>{:.4f}</td>").format(r[k])
+                        if k in r else "<td></td>" for k, _, _ in cols)
+        body.append(f"<tr><td>{html.escape(name)}</td><td>{r['n_images']}</td>{cells}</tr>")
+    svg = svg[svg.find("<svg"):] if "<svg" in svg else ""
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>segensemble compare</title>"
+            "<style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}"
+            "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}</style></head><body>"
+            "<h1>Benchmark comparison</h1><table id='compare-table'><tr><th>method</th><th>images</th>" + head
+            + "</tr>" + "".join(body) + "</table>" + (f"<div id='pr-figure'>{svg}</div>" if svg else "")
+            + "</body></html>\n")
