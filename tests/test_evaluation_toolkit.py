@@ -140,6 +140,9 @@ def test_score_with_edge_png_ground_truth_nms_and_nyud_tolerance(tmp_path):
     assert f_nms > f_plain and f_nms > 0.8  # the thick ridges lose precision without NMS
     bad = runner.invoke(app, ["score", str(res), "--gt", str(gts), "--out", str(tmp_path / "o3"), "--what", "region"])
     assert bad.exit_code == 2 and "edge maps only" in bad.output
+    far = runner.invoke(app, ["score", str(res), "--gt", str(gts), "--out", str(tmp_path / "o4"), "--max-dist", "2"])
+    assert far.exit_code == 2 and "--max-dist: expected a fraction of the image diagonal in (0, 1), got 2.0" in far.output
+    assert not (tmp_path / "o4").exists()
 
 
 def test_compare_draws_the_figure_and_the_table(tmp_path):

@@ -58,9 +58,7 @@ def evaluate(
     truth = read_truth(gt, max_pixels=max_pixels)
     if result.shape != truth.shape:
         raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {truth.shape}")
-    if not 0 < max_dist < 1:
-        raise typer.BadParameter(f"expected a fraction of the diagonal in (0, 1), got {max_dist}",
-                                 param_hint="--max-dist")
+    _check_max_dist(max_dist)
     ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary" and bool(truth.segmentations),
                         max_dist=max_dist, thin=thin)
     rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
@@ -75,6 +73,11 @@ def evaluate(
     for row in rows:
         table.add_row(*[f"{row[c]:.4g}" if c == "threshold" else f"{row[c]:.4f}" for c in cols])
     out.print(table)
+
+
+def _check_max_dist(max_dist: float) -> None:
+    if not 0 < max_dist < 1:
+        raise InputError(f"--max-dist: expected a fraction of the image diagonal in (0, 1), got {max_dist}")
 
 
 def _suppressed(result):
@@ -147,6 +150,7 @@ def score(
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    _check_max_dist(max_dist)
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the results are soft maps
     if kind.value == "boundary" and what is What.all:  # soft maps have no regions: 'all' is the boundary benchmark
         what = What.boundary
