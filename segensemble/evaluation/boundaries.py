@@ -124,20 +124,25 @@ def boundary_counts(bmap, gt_boundaries, *, max_dist: float = 0.0075, thin: bool
     >>> boundary_counts(b, [g, b], max_dist=0.1)  # radius 2.8 px
     (30, 30, 20, 20)
     """
-    from segensemble.evaluation.correspond import correspond_pixels
-
     b = thin_boundaries(bmap) if thin else np.asarray(bmap, dtype=bool)
     acc = np.zeros(b.shape, dtype=bool)
     cntR = sumR = 0
-    for g in gt_boundaries:
-        g = np.asarray(g, dtype=bool)
-        if g.shape != b.shape:
-            raise InputError(f"gt_boundaries: expected the shape of bmap {b.shape}, got {g.shape}")
-        m1, m2 = correspond_pixels(b, g, max_dist)
+    for g, m1, m2 in _correspondences(b, gt_boundaries, max_dist):
         acc |= m1
         sumR += int(g.sum())
         cntR += int(m2.sum())
     return cntR, sumR, int(acc.sum()), int(b.sum())
+
+
+def _correspondences(b: np.ndarray, gt_boundaries, max_dist: float):
+    """``(annotation, matched machine pixels, matched annotation pixels)`` for every annotator, shapes checked."""
+    from segensemble.evaluation.correspond import correspond_pixels
+
+    for g in gt_boundaries:
+        g = np.asarray(g, dtype=bool)
+        if g.shape != b.shape:
+            raise InputError(f"gt_boundaries: expected the shape of bmap {b.shape}, got {g.shape}")
+        yield (g, *correspond_pixels(b, g, max_dist))
 
 
 def boundary_matches(bmap, gt_boundaries, *, max_dist: float = 0.0075, thin: bool = True) -> tuple:
@@ -160,16 +165,10 @@ def boundary_matches(bmap, gt_boundaries, *, max_dist: float = 0.0075, thin: boo
     >>> int(tp.sum()), int(fp.sum()), int(fn.sum())
     (7, 5, 8)
     """
-    from segensemble.evaluation.correspond import correspond_pixels
-
     b = thin_boundaries(bmap) if thin else np.asarray(bmap, dtype=bool)
     tp = np.zeros(b.shape, dtype=bool)
     fn = np.zeros(b.shape, dtype=bool)
-    for g in gt_boundaries:
-        g = np.asarray(g, dtype=bool)
-        if g.shape != b.shape:
-            raise InputError(f"gt_boundaries: expected the shape of bmap {b.shape}, got {g.shape}")
-        m1, m2 = correspond_pixels(b, g, max_dist)
+    for g, m1, m2 in _correspondences(b, gt_boundaries, max_dist):
         tp |= m1
         fn |= g & ~m2
     return tp, b & ~tp, fn
