@@ -136,10 +136,15 @@ def non_maximum_suppression(edges, normal=None, *, radius: int = 1, border: int 
         coords = [np.clip(yy + d * sin, 0, h - 1), np.clip(xx + d * cos, 0, w - 1)]
         keep &= e * m >= ndimage.map_coordinates(e, coords, order=1)
     out = np.where(keep, e, 0.0)
-    if b:
-        to_border = np.minimum(np.minimum(yy, h - 1 - yy), np.minimum(xx, w - 1 - xx))
-        out *= np.minimum(to_border / b, 1.0)
+    if b:  # the nearer side decides: min over both axes (equal to min(distance to the border) / b)
+        out *= np.minimum(_side_fade(h, b)[:, None], _side_fade(w, b)[None, :])
     return out
+
+
+def _side_fade(n: int, width: float) -> np.ndarray:
+    """Along one axis of ``n`` pixels: 0 at both ends rising linearly to 1 at ``width`` pixels from the nearer one."""
+    i = np.arange(n, dtype=np.float64)
+    return np.minimum(np.minimum(i, n - 1 - i) / width, 1.0)
 
 
 def edge_map_nms(edges) -> np.ndarray:
@@ -163,8 +168,4 @@ def edge_map_nms(edges) -> np.ndarray:
     e = triangle_smooth(check_soft_map(edges), 1)
     out = non_maximum_suppression(e, boundary_normal(e), border=0)
     h, w = out.shape
-    fades = []
-    for n in (h, w):
-        i = np.arange(n, dtype=np.float64)
-        fades.append(np.minimum(np.minimum(i, n - 1 - i) / min(5, n // 2 or 1), 1.0))
-    return out * fades[0][:, None] * fades[1][None, :]
+    return out * _side_fade(h, min(5, h // 2 or 1))[:, None] * _side_fade(w, min(5, w // 2 or 1))[None, :]
