@@ -19,7 +19,7 @@ from pathlib import Path
 from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
 
-__all__ = ["COLUMNS", "compare_results", "load_scored"]
+__all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]
 
 #: Table columns: (key, header, higher is better).
 COLUMNS = (
@@ -131,22 +131,40 @@ def compare_results(folders, *, labels=None, out_dir=None, figure: str = "png") 
         curves = {n: (*r["curve"], r["ods_f"], (r["ods_r"], r["ods_p"])) for n, r in rows.items() if r.get("curve")}
         svg = ""
         if curves:
-            from segensemble.evaluation.plot import plot_pr, pr_figure
+            from segensemble.atomic import atomic_write_bytes
+            from segensemble.evaluation.plot import pr_figure
 
-            plot_pr(curves, out / f"compare.{figure}")
-            svg = pr_figure(curves, "svg").decode("utf-8")
+            drawn = pr_figure(curves, figure)
+            atomic_write_bytes(out / f"compare.{figure}", drawn)
+            svg = (drawn if figure == "svg" else pr_figure(curves, "svg")).decode("utf-8")
         atomic_write_text(out / "compare.csv", _csv(rows))
         atomic_write_text(out / "compare.md", _markdown(rows))
         atomic_write_text(out / "compare.html", _html(rows, svg))
     return {n: {k: v for k, v in r.items() if k != "curve"} for n, r in rows.items()}
 
 
-def _present(rows) -> list[tuple]:
+def present_columns(rows: dict) -> list[tuple]:
+    """The :data:`COLUMNS` that at least one row has (a score-only-boundaries folder has no region columns).
+
+    Examples
+    --------
+    >>> [c[0] for c in present_columns({"a": {"ods_f": 0.7, "ap": 0.6}})]
+    ['ods_f', 'ap']
+    """
     return [c for c in COLUMNS if any(c[0] in r for r in rows.values())]
 
 
+def _best(rows: dict, cols) -> dict:
+    """Best value of every column (max or min by its direction); None where fewer than two rows have it."""
+    best = {}
+    for key, _, up in cols:
+        vals = [r[key] for r in rows.values() if key in r]
+        best[key] = (max(vals) if up else min(vals)) if len(vals) > 1 else None  # bold only among several
+    return best
+
+
 def _csv(rows) -> str:
-    cols = _present(rows)
+    cols = present_columns(rows)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["method", "n_images", *[c[0] for c in cols]])
@@ -157,13 +175,10 @@ def _csv(rows) -> str:
 
 def _markdown(rows) -> str:
     """Markdown table; the best value of every column in bold."""
-    cols = _present(rows)
+    cols = present_columns(rows)
     lines = ["| method | images | " + " | ".join(f"{h} {'↑' if up else '↓'}" for _, h, up in cols) + " |",
              "|---|---|" + "---|" * len(cols)]
-    best = {}
-    for key, _, up in cols:
-        vals = [r[key] for r in rows.values() if key in r]
-        best[key] = (max(vals) if up else min(vals)) if len(vals) > 1 else None  # bold only among several
+    best = _best(rows, cols)
     for name, r in rows.items():
         cells = [("**{:.4f}**" if r[k] == best[k] else "{:.4f}").format(r[k]) if k in r else "" for k, _, _ in cols]
         lines.append(f"| {name} | {r['n_images']} | " + " | ".join(cells) + " |")
@@ -174,11 +189,8 @@ def _html(rows, svg: str) -> str:
     """One self-contained page: the table (best value per column in bold) and the figure as inline SVG."""
     import html
 
-    cols = _present(rows)
-    best = {}
-    for key, _, up in cols:
-        vals = [r[key] for r in rows.values() if key in r]
-        best[key] = (max(vals) if up else min(vals)) if len(vals) > 1 else None
+    cols = present_columns(rows)
+    best = _best(rows, cols)
     head = "".join(f"<th>{html.escape(h)} {'↑' if up else '↓'}</th>" for _, h, up in cols)
     body = []
     for name, r in rows.items():

@@ -13,8 +13,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble.validation import check_int, check_output_path
@@ -58,44 +56,40 @@ def _find_result(results_dir: Path, image_id: str) -> Path:
     return path
 
 
+def _input_files(result: Path, truth: Path) -> dict:
+    """The files an image's scores are made from: its result and its ground truth (every edge map of a folder)."""
+    if truth.is_dir():  # one edge map per annotator
+        return {"result": result, **{f"ground_truth/{p.name}": p for p in sorted(truth.iterdir()) if p.is_file()}}
+    return {"result": result, "ground_truth": truth}
+
+
 def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
-    """The files an image's scores are made from (None when its result or ground truth is missing)."""
+    """:func:`_input_files` of an image (None when its result or ground truth is missing)."""
     from segensemble.io.groundtruth import ground_truth_file
 
     path, truth = _result_path(results_dir, image_id), ground_truth_file(gt_dir, image_id)
-    if path is None or truth is None:
-        return None
-    if truth.is_dir():  # one edge map per annotator
-        return {"result": path, **{f"ground_truth/{p.name}": p for p in sorted(truth.iterdir()) if p.is_file()}}
-    return {"result": path, "ground_truth": truth}
+    return None if path is None or truth is None else _input_files(path, truth)
 
 
 def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str,
                  max_pixels: int | None) -> dict:
     from segensemble.evaluation.benchmark import evaluate_image, load_result
-    from segensemble.io.groundtruth import check_has_regions, read_truth
+    from segensemble.io.groundtruth import ground_truth_file, read_truth
 
     path = _find_result(Path(results_dir), image_id)
-    inputs = _inputs(Path(results_dir), Path(gt_dir), image_id)
-    if inputs is None:
+    gt_path = ground_truth_file(gt_dir, image_id)
+    if gt_path is None:
         raise InputError(f"{Path(gt_dir) / image_id}.*: no ground truth for image {image_id!r}")
     result = load_result(path, config.kind, max_pixels=max_pixels)
-    if config.nms and result.kind == "boundary":
-        from segensemble.edges.nms import edge_map_nms
-
-        result.data = edge_map_nms(result.data)
-    gt_path = Path(gt_dir) / image_id if "ground_truth" not in inputs else inputs["ground_truth"]
     gt = read_truth(gt_path, max_pixels=max_pixels)
-    if config.what != "boundary":
-        check_has_regions(gt, gt_path)
     if gt.shape != result.shape:
         raise InputError(f"{path}: shape {result.shape} does not match the ground truth {gt_path} {gt.shape}")
     ev = evaluate_image(
         result, gt, nthresh=config.nthresh, boundary=config.what in ("all", "boundary"),
-        region=config.what in ("all", "region"), max_dist=config.max_dist, thin=config.thin,
+        region=config.what in ("all", "region"), max_dist=config.max_dist, thin=config.thin, nms=config.nms,
     )
     record = {"id": image_id, "config": config.key(), "result": str(path),
-              "inputs": input_digests(inputs), "evaluation": ev.to_dict()}
+              "inputs": input_digests(_input_files(path, gt_path)), "evaluation": ev.to_dict()}
     atomic_write_text(Path(out_dir) / "per_image" / f"{image_id}.json", json.dumps(record))
     return record
 
@@ -119,8 +113,7 @@ def _per_image_csv(ids, evaluations, bsum, rsum) -> str:
             reg = evaluations[k].region
             row += [f"{rsum.per_image[k][0]:.6g}", f"{rsum.per_image[k][1]:.6g}",
                     f"{reg.pri.max():.6g}", f"{reg.voi.min():.6g}"]
-            first = int(np.argmin(np.abs(reg.thresholds - rsum.per_image[k][0])))  # at cover_threshold
-            row += [f"{getattr(reg, m)[first]:.6g}" for m in extra]
+            row += [f"{getattr(reg, m)[rsum.best_index[k]]:.6g}" for m in extra]  # at cover_threshold
         w.writerow(row)
     return buf.getvalue()
 

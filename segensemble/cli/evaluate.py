@@ -53,14 +53,12 @@ def evaluate(
 
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the result is a soft map
     result = load_result(seg, kind.value, max_pixels=max_pixels)
-    if nms:
-        result = _suppressed(result)
     truth = read_truth(gt, max_pixels=max_pixels)
     if result.shape != truth.shape:
         raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {truth.shape}")
     _check_max_dist(max_dist)
     ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary" and bool(truth.segmentations),
-                        max_dist=max_dist, thin=thin)
+                        max_dist=max_dist, thin=thin, nms=nms)
     rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
@@ -78,17 +76,6 @@ def evaluate(
 def _check_max_dist(max_dist: float) -> None:
     if not 0 < max_dist < 1:
         raise InputError(f"--max-dist: expected a fraction of the image diagonal in (0, 1), got {max_dist}")
-
-
-def _suppressed(result):
-    """The soft boundary map of ``result`` after non-maximum suppression (``--nms``)."""
-    from segensemble.edges.nms import edge_map_nms
-
-    if result.kind != "boundary":
-        raise InputError("--nms: non-maximum suppression applies to soft boundary maps (--kind boundary), "
-                         f"got {result.kind!r}")
-    result.data = edge_map_nms(result.data)
-    return result
 
 
 def print_scores(summary: dict) -> None:
@@ -192,11 +179,11 @@ def compare(
       segensemble compare eval_se/ eval_hed/ results_v5/ --labels SE,HED,segensemble --out cmp/
       segensemble compare eval_*/ --out cmp/ --figure svg
     """
-    from segensemble.compare import COLUMNS, compare_results
+    from segensemble.compare import compare_results, present_columns
 
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
     rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
-    cols = [c for c in COLUMNS if any(c[0] in r for r in rows.values())]
+    cols = present_columns(rows)
     table = Table(title=f"{len(rows)} methods (↑ higher is better, ↓ lower)", title_justify="left")
     table.add_column("measure", no_wrap=True)
     for name in rows:

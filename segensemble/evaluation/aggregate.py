@@ -103,6 +103,7 @@ class RegionSummary:
     voi_ods: float
     voi_ois: float
     per_image: list = field(default_factory=list)  # (best_t, best_covering, precision_at_best_t)
+    best_index: list = field(default_factory=list)  # per image, the index of best_t among the thresholds
     extra: dict = field(default_factory=dict)  # 'gce' / 'lce' / 'bde' -> {'ods', 'ods_threshold', 'ois'}
 
     def to_dict(self) -> dict:
@@ -236,6 +237,7 @@ def collect_regions(results: list[ImageRegionResult], *, official: bool = True) 
         voi_ods=float(voi_thr[iv]),
         voi_ois=float(np.mean(best_voi)),
         per_image=per_image,
+        best_index=firsts,
         extra=_extra_summary(results, i, firsts),
     )
 

@@ -196,6 +196,7 @@ def evaluate_image(
     region: bool = True,
     max_dist: float = 0.0075,
     thin: bool = True,
+    nms: bool = False,
 ) -> ImageEvaluation:
     """Berkeley benchmark of one image at every threshold.
 
@@ -214,6 +215,8 @@ def evaluate_image(
         Matching radius as a fraction of the image diagonal (0.011: the NYUDv2 protocol).
     thin : bool, default True
         Thin the machine boundaries at every threshold first (False: maps already one pixel wide).
+    nms : bool, default False
+        Apply :func:`segensemble.edges.nms.edge_map_nms` to a soft boundary map first (edge detectors' outputs).
 
     Returns
     -------
@@ -230,9 +233,17 @@ def evaluate_image(
     """
     shape = result.shape
     if region and not gt.segmentations:
-        raise InputError("gt: edge-map ground truth has no regions; evaluate with region=False")
+        raise InputError("gt: edge-map ground truth has no regions; run the boundary benchmark only "
+                         "(region=False; --what boundary)")
     if gt.shape != shape:
         raise InputError(f"result: shape {shape} does not match the ground truth {gt.shape}")
+    if nms:
+        from segensemble.edges.nms import edge_map_nms
+
+        if result.kind != "boundary":
+            raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind 'boundary'), "
+                             f"got a {result.kind!r} result")
+        result = MachineResult("boundary", edge_map_nms(result.data))
     check_int(nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
     thresholds = result.thresholds(nthresh)
     out = ImageEvaluation()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from segensemble.errors import FileFormatError, InputError
+from segensemble.errors import FileFormatError
 from segensemble.io.images import MAX_PIXELS
 from segensemble.io.labels import read_boundary_map
 from segensemble.io.matfiles import GroundTruth, read_ground_truth
@@ -123,11 +123,3 @@ def read_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
     if path.suffix.lower() == ".mat":
         return read_ground_truth(path, max_pixels=max_pixels)
     return read_edge_ground_truth(path, max_pixels=max_pixels)
-
-
-def check_has_regions(gt: GroundTruth, path) -> None:
-    """Refuse the region benchmark on edge-only ground truth."""
-    if not gt.segmentations:
-        raise InputError(f"{path}: edge-map ground truth has no regions; use the boundary benchmark "
-                         "(--what boundary)")
-
