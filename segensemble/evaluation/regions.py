@@ -175,7 +175,7 @@ def segmentation_covering(seg, gts) -> float:
     0.625
     """
     s, gl = _check_gts(seg, gts)
-    c = _region_counts(s, gl)
+    c = _region_counts(s, gl, consistency=False)
     return c.cntR / c.sumR
 
 
@@ -216,7 +216,8 @@ class RegionCounts:
     bde: float = float("nan")
 
 
-def _region_counts(s: np.ndarray, gts: list, gt_maps=None) -> RegionCounts:
+def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool = True) -> RegionCounts:
+    """Every count of ``s`` against ``gts``; ``consistency=False`` leaves GCE, LCE and BDE at NaN (not computed)."""
     from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
 
     cntP_per_seg = None
@@ -228,7 +229,7 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None) -> RegionCounts:
         if hasattr(n, "toarray"):
             n = n.toarray()
         ri, voi = _ri_voi(n)
-        gce, lce = consistency_errors(n)
+        gce, lce = consistency_errors(n) if consistency else (np.nan, np.nan)
         ri_sum += ri
         voi_sum += voi
         gce_sum += gce
@@ -244,8 +245,10 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None) -> RegionCounts:
         seg_area = nu
     best = np.concatenate(gt_best)
     area = np.concatenate(gt_area)
-    mine = boundary_maps([s])[0]
-    bde = np.mean([displacement(mine, g) for g in (gt_maps or boundary_maps(gts))])
+    bde = np.nan
+    if consistency:
+        mine = boundary_maps([s])[0]
+        bde = np.mean([displacement(mine, g) for g in (gt_maps or boundary_maps(gts))])
     return RegionCounts(
         cntR=float(np.sum(area * best)),
         sumR=float(area.sum()),
