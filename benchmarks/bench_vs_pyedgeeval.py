@@ -56,12 +56,10 @@ def _generated_map(gt, seed: int) -> np.ndarray:
 
 def _ours(task):
     pb, boundaries, nthresh, nms = task
-    from segensemble.edges.nms import edge_map_nms
     from segensemble.io import GroundTruth
 
-    if nms:
-        pb = edge_map_nms(pb)
-    ev = evaluate_image(MachineResult("boundary", pb), GroundTruth([], boundaries), nthresh=nthresh, region=False)
+    ev = evaluate_image(MachineResult("boundary", pb), GroundTruth([], boundaries), nthresh=nthresh, region=False,
+                        nms=nms)
     b = ev.boundary
     return np.stack([b.cntR, b.sumR, b.cntP, b.sumP])
 
