@@ -359,7 +359,7 @@ def test_a_recipes_ucm_member_and_learned_boundary_share_one_detector_run(monkey
 
     calls = []
     real = features.boundary_features
-    monkeypatch.setattr(features, "boundary_features", lambda image: calls.append(1) or real(image))
+    monkeypatch.setattr(features, "boundary_features", lambda image, **kw: calls.append(1) or real(image, **kw))
     img = np.random.default_rng(3).random((36, 50, 3))
     first = detect_boundaries(img, nms=False)
     first[:] = -1  # the caller's copy: changing it leaves the remembered map alone
@@ -367,3 +367,15 @@ def test_a_recipes_ucm_member_and_learned_boundary_share_one_detector_run(monkey
     assert len(calls) == 1 and detect_boundaries(img, nms=False).min() >= 0
     detect_boundaries(img[::-1].copy(), nms=False)  # another image: computed
     assert len(calls) == 2
+
+
+def test_feature_planes_are_the_stacked_features():
+    """The detector reads the planes at its stride; they are the columns of the stacked features, unchanged."""
+    from segensemble.edges.features import boundary_features, context_features
+
+    img = np.random.default_rng(4).random((30, 41, 3))
+    planes = boundary_features(img, stack=False)
+    assert len(planes) == 146 and all(p.dtype == np.float32 and p.shape == (30, 41) for p in planes)
+    assert np.array_equal(np.stack(planes, axis=-1), boundary_features(img))
+    p = planes[0] / planes[0].max()
+    assert np.array_equal(np.stack(context_features(p, stack=False), axis=-1), context_features(p))

@@ -103,9 +103,9 @@ def _load(path: str) -> BoundaryModel:
 def predict_probability(booster, features, stride: int) -> np.ndarray:
     """One stage's probability: ``booster`` on every ``stride``-th pixel of ``features``, interpolated bilinearly.
 
-    ``features`` is (H, W, F), or a sequence of (H, W, F_i) arrays read as
-    their concatenation along the last axis (only the predicted pixels are
-    copied); pixel (y, x) of the result reads the subgrid at (y, x) / stride.
+    ``features`` is (H, W, F), or a sequence of (H, W, F_i) and (H, W) arrays
+    read as their concatenation along the last axis (only the predicted
+    pixels are copied); pixel (y, x) of the result reads the subgrid at (y, x) / stride.
 
     Examples
     --------
@@ -120,7 +120,7 @@ def predict_probability(booster, features, stride: int) -> np.ndarray:
 
     parts = list(features) if isinstance(features, (list, tuple)) else [features]
     h, w = parts[0].shape[:2]
-    sub = np.concatenate([f[::stride, ::stride] for f in parts], axis=-1)
+    sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
     p = booster.predict(sub.reshape(-1, sub.shape[-1]), num_threads=1).reshape(sub.shape[:2]).astype(np.float32)
     if stride == 1:
         return p
@@ -176,10 +176,10 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), steps)
     model_seen, p = _RECENT.get(key, (None, None))
     if model_seen is not model:
-        features = boundary_features(img)
+        features = boundary_features(img, stack=False)
         p = predict_probability(model.stages[0], features, steps[0])
         for booster, step in zip(model.stages[1:], steps[1:]):
-            p = predict_probability(booster, (features, context_features(p)), step)
+            p = predict_probability(booster, features + context_features(p, stack=False), step)
         p = np.clip(p, 0.0, 1.0).astype(np.float32)
         _RECENT.clear()  # one image at a time: a recipe's ucm member and its boundary evidence share the run
         _RECENT[key] = (model, p)

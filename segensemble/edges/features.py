@@ -71,6 +71,21 @@ def _channels(image) -> list:
     return [lab[..., 0] / 100, lab[..., 1] / 100, lab[..., 2] / 100] + [tex[..., i] / 20 for i in range(tex.shape[2])]
 
 
+def _aligned(a, align: int = 64) -> np.ndarray:
+    """A C-contiguous float32 copy of ``a`` starting on an ``align``-byte boundary.
+
+    OpenCV's vectorised ``magnitude`` takes another path for the elements it
+    cannot load aligned, which rounds differently: with every buffer aligned
+    the result no longer depends on where the allocator put the arrays.
+    """
+    a = np.asarray(a, dtype=np.float32)
+    buf = np.empty(a.size + align // 4, np.float32)
+    start = (-buf.ctypes.data % align) // 4
+    out = buf[start:start + a.size].reshape(a.shape)
+    out[...] = a
+    return out
+
+
 def shifted(channel, offsets=_GRID) -> list:
     """``channel`` read at every (dy, dx) of ``offsets`` x ``offsets`` from each pixel (reflected at the border).
 
@@ -104,17 +119,20 @@ def boundary_feature_names() -> list:
     return names
 
 
-def boundary_features(image) -> np.ndarray:
+def boundary_features(image, *, stack: bool = True):
     """The detector's features of every pixel, (H, W, 146) float32 (see the module docstring).
 
     Parameters
     ----------
     image : (H, W[, C]) array
         Any image segensemble accepts.
+    stack : bool, default True
+        False: the list of the 146 (H, W) planes instead (the detector reads
+        them at its prediction stride without copying the whole stack).
 
     Returns
     -------
-    (H, W, F) float32 array
+    (H, W, F) float32 array, or list of F (H, W) float32 arrays
         Columns named by :func:`boundary_feature_names`.
 
     References
@@ -143,18 +161,21 @@ def boundary_features(image) -> np.ndarray:
         feats += [e, e / (ndimage.maximum_filter(e, size=5) + 1e-6), cv2.GaussianBlur(e, (0, 0), 4)]
     feats += channels[:3]
     smooth_l = cv2.GaussianBlur(channels[0], (0, 0), 1)
-    gradient = cv2.magnitude(cv2.Sobel(smooth_l, cv2.CV_32F, 1, 0), cv2.Sobel(smooth_l, cv2.CV_32F, 0, 1))
+    gx, gy = _aligned(cv2.Sobel(smooth_l, cv2.CV_32F, 1, 0)), _aligned(cv2.Sobel(smooth_l, cv2.CV_32F, 0, 1))
+    gradient = cv2.magnitude(gx, gy, _aligned(np.zeros_like(gx)))
     for base in (energy[3], energy[6], gradient):
         feats += shifted(base)
-    return np.stack(feats, axis=-1).astype(np.float32, copy=False)
+    feats = [np.asarray(f, dtype=np.float32) for f in feats]
+    return np.stack(feats, axis=-1) if stack else feats
 
 
-def context_features(probability) -> np.ndarray:
+def context_features(probability, *, stack: bool = True):
     """A second stage's view of the first stage's boundary probability around every pixel, (H, W, 52) float32.
 
     The probability read on a 5 x 5 grid of offsets 4 px apart, its
     non-maximum-suppressed ridge on a 5 x 5 grid 2 px apart, and the
     probability smoothed at sigma 3 and 8 (auto-context: Tu & Bai, IEEE TPAMI 32(10), 2010).
+    ``stack=False`` gives the list of (H, W) planes.
 
     Examples
     --------
@@ -169,4 +190,4 @@ def context_features(probability) -> np.ndarray:
     ridge = non_maximum_suppression(p).astype(np.float32)
     feats = shifted(p, tuple(range(-8, 9, 4))) + shifted(ridge, tuple(range(-4, 5, 2)))
     feats += [cv2.GaussianBlur(p, (0, 0), 3), cv2.GaussianBlur(p, (0, 0), 8)]
-    return np.stack(feats, axis=-1)
+    return np.stack(feats, axis=-1) if stack else feats
