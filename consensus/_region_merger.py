@@ -47,34 +47,43 @@ class RegionMerger:
         self.size = np.ones(self.n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64).copy()
         self.total = float(self.size.sum())
         self.sums = None if region_sums is None else np.asarray(region_sums, dtype=np.float64).copy()
+        #: Per-region means of the pixel quantities (``sums / size``, updated on every merge).
+        self.means = None if self.sums is None else self.sums / self.size[:, None]
         length = np.asarray(length, dtype=np.float64)
         border = np.asarray(border, dtype=np.float64)
         if border.ndim == 1:
             border = border[:, None]
-        acc = np.column_stack([length, border * length[:, None]])  # [sum length, sum length * quantity...]
+        # [sum length, sum length * quantity...] per border; a region's neighbours map to rows of it (a merge adds
+        # gone's row into keep's, or re-points the row, so both directions always read one row)
+        self._acc = np.column_stack([length, border * length[:, None]])
         self._nbr: list[dict] = [dict() for _ in range(self.n_regions)]
-        for (u, v), a in zip(np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist(), acc):
-            self._nbr[u][v] = a
-            self._nbr[v][u] = a
+        for e, (u, v) in enumerate(np.asarray(pairs, dtype=np.int64).reshape(-1, 2).tolist()):
+            self._nbr[u][v] = e
+            self._nbr[v][u] = e
 
     def border_length(self, u: int, v: int) -> float:
-        return float(self._nbr[u][v][0])
+        return float(self._acc[self._nbr[u][v], 0])
 
     def border_mean(self, u: int, v: int) -> np.ndarray:
         """Length-weighted mean of the border quantities between ``u`` and ``v``."""
-        a = self._nbr[u][v]
+        a = self._acc[self._nbr[u][v]]
         return a[1:] / a[0]
 
     def region_mean(self, u: int) -> np.ndarray:
-        return self.sums[u] / self.size[u]
+        return self.means[u].copy()
+
+    def border_sums(self, u: int, vs) -> np.ndarray:
+        """(len(vs), 1 + d): border length and length-weighted sums of the quantities, ``u`` with each of ``vs``."""
+        nbr = self._nbr[u]
+        return self._acc[[nbr[v] for v in vs]]
 
     def border_means(self, u: int, vs) -> np.ndarray:
         """(len(vs), d) length-weighted means of the border quantities between ``u`` and each of ``vs``."""
-        acc = np.array([self._nbr[u][v] for v in vs])
+        acc = self.border_sums(u, vs)
         return acc[:, 1:] / acc[:, :1]
 
     def border_lengths(self, u: int, vs) -> np.ndarray:
-        return np.array([self._nbr[u][v][0] for v in vs])
+        return self.border_sums(u, vs)[:, 0]
 
     def run(self, key: Callable, *, min_size: float = 0, on_merge: Callable | None = None, batched: bool = False):
         """Merge until one region per connected component is left.
@@ -94,7 +103,7 @@ class RegionMerger:
         heights : (n_merges,) array
             Key of every merge, made non-decreasing (an ultrametric).
         """
-        nbr, size = self._nbr, self.size
+        nbr, size, acc = self._nbr, self.size, self._acc
 
         def full_keys(u, vs: list) -> list:
             if batched:
@@ -108,12 +117,12 @@ class RegionMerger:
         # Batched keys are checked for staleness by region versions (a merge bumps the survivor's), not recomputed.
         version = [0] * self.n_regions
 
-        def entries(u, vs: list) -> list:
-            out = []
-            for k, v in zip(full_keys(u, vs), vs):
-                a, b = min(u, v), max(u, v)
-                out.append((k, a, b, version[a], version[b]) if batched else (k, a, b))
-            return out
+        def entries(u, vs: list):
+            if not batched:
+                return [(k, min(u, v), max(u, v)) for k, v in zip(full_keys(u, vs), vs)]
+            lo = [v if v < u else u for v in vs]
+            hi = [u if v < u else v for v in vs]
+            return zip(full_keys(u, vs), lo, hi, [version[a] for a in lo], [version[b] for b in hi])
 
         heap = []
         for u in range(self.n_regions):
@@ -121,15 +130,16 @@ class RegionMerger:
             if vs:
                 heap.extend(entries(u, vs))
         heapq.heapify(heap)
-        alive = np.ones(self.n_regions, dtype=bool)
         merges, heights = [], []
         top = -np.inf
+        pop = heapq.heappop
         while heap:
-            k, u, v, *stamp = heapq.heappop(heap)
-            if not (alive[u] and alive[v]) or v not in nbr[u]:
+            entry = pop(heap)
+            k, u, v = entry[0], entry[1], entry[2]
+            if v not in nbr[u]:  # a merged region has no borders left: u or v is gone, or they merged
                 continue
-            if (stamp != [version[u], version[v]]) if batched else abs(full_key(u, v) - k) > 1e-12:  # stale entry
-                continue
+            if (entry[3] != version[u] or entry[4] != version[v]) if batched else abs(full_key(u, v) - k) > 1e-12:
+                continue  # stale entry
             keep, gone = min(u, v), max(u, v)
             if on_merge is not None:
                 on_merge(self, keep, gone)
@@ -137,20 +147,21 @@ class RegionMerger:
             size[keep] += size[gone]
             if self.sums is not None:
                 self.sums[keep] += self.sums[gone]
-            for w, acc_w in nbr[gone].items():  # move gone's borders to keep
+                self.means[keep] = self.sums[keep] / size[keep]
+            for w, e in nbr[gone].items():  # move gone's borders to keep
                 del nbr[w][gone]
                 if w in nbr[keep]:
-                    nbr[keep][w] += acc_w  # shared array: both directions see the sum
+                    acc[nbr[keep][w]] += acc[e]  # one row: both directions see the sum
                 else:
-                    nbr[keep][w] = acc_w
-                    nbr[w][keep] = acc_w
+                    nbr[keep][w] = e
+                    nbr[w][keep] = e
             version[keep] += 1
             ws = list(nbr[keep])  # keep's statistics changed: re-key all its borders
             if ws:
+                push = heapq.heappush
                 for entry in entries(keep, ws):
-                    heapq.heappush(heap, entry)
+                    push(heap, entry)
             nbr[gone] = {}
-            alive[gone] = False
             top = max(top, k)
             merges.append((keep, gone))
             heights.append(top)

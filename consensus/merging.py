@@ -215,13 +215,14 @@ def pair_features_many(merger: RegionMerger, u: int, vs) -> np.ndarray:
     [[1.0, 0.5, 0.0, 0.0, 0.75, 0.333]]
     """
     vs = np.asarray(vs, dtype=np.int64)
-    d = merger.region_mean(u)[None, :] - merger.sums[vs] / merger.size[vs][:, None]
+    d = merger.means[u] - merger.means[vs]
+    acc = merger.border_sums(u, vs)
     out = np.empty((len(vs), len(PAIR_FEATURES)))
-    out[:, :2] = merger.border_means(u, vs)[:, :2]
+    np.divide(acc[:, 1:3], acc[:, :1], out=out[:, :2])
     out[:, 2] = np.minimum(np.sqrt(np.einsum("ij,ij->i", d[:, :3], d[:, :3])) / _COLOUR_SCALE, _CAP)
     out[:, 3] = np.minimum(np.sqrt(np.einsum("ij,ij->i", d[:, 3:], d[:, 3:])) / _TEXTURE_SCALE, _CAP)
     out[:, 4] = np.log10(np.minimum(merger.size[u], merger.size[vs]) / merger.total) / 4 + 1
-    out[:, 5] = np.log10(merger.border_lengths(u, vs)) / 3
+    out[:, 5] = np.log10(acc[:, 0]) / 3
     return out
 
 
