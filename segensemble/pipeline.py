@@ -11,7 +11,7 @@ from segensemble.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, l
 from segensemble.segmentation import Segmentation
 from segensemble.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec, parse_value
 
-__all__ = ["segment", "fuse", "confidence_map", "run_segmenters",
+__all__ = ["segment", "fuse", "confidence_map", "hierarchy_confidence", "run_segmenters", "available_cores",
            # re-exported from segensemble.specs and segensemble.imagesize, where they live
            "parse_segmenter_spec", "parse_segmenter_list", "parse_value", "check_segmenter_params",
            "limit_image_size", "load_image", "check_image_file", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
@@ -43,7 +43,7 @@ def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
     return fn(image, rng=rng, **params)
 
 
-def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
+def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segmentation]:
     """Run several segmenters on one image.
 
     Parameters
@@ -54,6 +54,9 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
         one string is read as a comma-separated list (:func:`parse_segmenter_list`).
     rng : None, int or numpy Generator
         Seeds every segmenter deterministically (one child seed each).
+    n_jobs : int, default 1
+        Segmenters run at once, in threads (-1: one per available core); the
+        costliest start first. The results do not depend on it.
 
     Returns
     -------
@@ -62,7 +65,7 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
     Examples
     --------
     >>> img = np.random.default_rng(0).random((24, 24, 3))
-    >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0)]
+    >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0, n_jobs=2)]
     ['slic', 'felzenszwalb']
     """
     from segensemble.validation import check_random_state
@@ -73,9 +76,44 @@ def run_segmenters(image, segmenters, *, rng=None) -> list[Segmentation]:
     specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
     if not specs:
         raise InputError("segmenters: expected at least one segmenter, got none")
+    workers = min(available_cores(n_jobs), len(specs))
     gen = check_random_state(rng)
     seeds = gen.integers(0, 2**31 - 1, size=len(specs))
-    return [segment(img, name, rng=int(seed), **params) for (name, params), seed in zip(specs, seeds)]
+    if workers == 1:
+        return [segment(img, name, rng=int(seed), **params) for (name, params), seed in zip(specs, seeds)]
+    from concurrent.futures import ThreadPoolExecutor
+
+    from segensemble import segmenters as registry
+
+    for name, params in specs:  # refuse bad specs before starting any
+        check_segmenter_params(name, params)
+    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
+    try:
+        futures = {i: pool.submit(segment, img, specs[i][0], rng=int(seeds[i]), **specs[i][1]) for i in order}
+        return [futures[i].result() for i in range(len(specs))]
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def available_cores(n_jobs: int = -1) -> int:
+    """``n_jobs`` checked (a positive int, or -1 for every core this process may use) as a number of workers.
+
+    Examples
+    --------
+    >>> available_cores(3), available_cores(-1) >= 1
+    (3, True)
+    """
+    import os
+
+    if n_jobs == -1 and not isinstance(n_jobs, bool):
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    from segensemble.validation import check_int
+
+    try:
+        return check_int(n_jobs, "n_jobs", minimum=1)
+    except InputError:
+        raise InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}") from None
 
 
 def fuse(
@@ -187,3 +225,23 @@ def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:
             f"use one of {', '.join(consensus.soft_methods())}"
         )
     return ensemble.to_image(consensus.confidence(mem, kind))
+
+
+def hierarchy_confidence(levels) -> np.ndarray:
+    """Share of the hierarchy's levels in which a pixel lies on a region boundary (a sampled UCM).
+
+    Examples
+    --------
+    >>> hierarchy_confidence([np.array([[0, 0, 1]]), np.array([[0, 0, 0]])]).tolist()
+    [[0.0, 0.5, 0.5]]
+    """
+    acc = np.zeros(levels[0].shape)
+    for lab in levels:
+        edge = np.zeros(lab.shape, dtype=bool)
+        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
+        edge[:, 1:] |= dx
+        edge[:, :-1] |= dx
+        edge[1:, :] |= dy
+        edge[:-1, :] |= dy
+        acc += edge
+    return acc / len(levels)

@@ -23,24 +23,34 @@ class Registry:
     >>> @reg.register("a")
     ... def a():
     ...     "Make an a."
-    >>> reg.available(), reg.describe()
-    (['a'], {'a': 'Make an a.'})
+    >>> reg.available(), reg.describe(), reg.cost("a")
+    (['a'], {'a': 'Make an a.'}, 1.0)
     """
 
     def __init__(self, kind: str):
         self.kind = kind
         self._items: dict = {}
+        self._costs: dict = {}
 
-    def register(self, name: str):
-        """Decorator registering an object under ``name`` (names are unique)."""
+    def register(self, name: str, *, cost: float = 1.0):
+        """Decorator registering an object under ``name`` (names are unique).
+
+        ``cost`` is its rough run time relative to the family's typical one:
+        parallel runs start the costliest first.
+        """
 
         def deco(obj):
             if name in self._items:
                 raise RuntimeError(f"{self.kind} {name!r} is registered twice")
             self._items[name] = obj
+            self._costs[name] = float(cost)
             return obj
 
         return deco
+
+    def cost(self, name: str) -> float:
+        """The relative run time ``name`` was registered with (1 when unknown)."""
+        return self._costs.get(name, 1.0)
 
     def get(self, name: str):
         """The object registered as ``name``.

@@ -15,6 +15,7 @@ import numpy as np
 
 from segensemble.errors import InputError
 from segensemble.imagesize import MAX_PIXELS, load_image, upscale_labels
+from segensemble.pipeline import hierarchy_confidence  # re-exported: where run_recipe's confidence='auto' comes from
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
            "HIERARCHY_THRESHOLDS", "HIERARCHY_K", "CONFIDENCE_KINDS"]
@@ -103,33 +104,14 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
             .labels_ for k in HIERARCHY_K]
 
 
-def hierarchy_confidence(levels) -> np.ndarray:
-    """Share of the hierarchy's levels in which a pixel lies on a region boundary (a sampled UCM).
+def _members(img, recipe, members, segmenter_rng, n_jobs):
+    from segensemble.pipeline import available_cores, run_segmenters
 
-    Examples
-    --------
-    >>> hierarchy_confidence([np.array([[0, 0, 1]]), np.array([[0, 0, 0]])]).tolist()
-    [[0.0, 0.5, 0.5]]
-    """
-    acc = np.zeros(levels[0].shape)
-    for lab in levels:
-        edge = np.zeros(lab.shape, dtype=bool)
-        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
-        edge[:, 1:] |= dx
-        edge[:, :-1] |= dx
-        edge[1:, :] |= dy
-        edge[:-1, :] |= dy
-        acc += edge
-    return acc / len(levels)
-
-
-def _members(img, recipe, members, segmenter_rng):
-    from segensemble.pipeline import run_segmenters
-
+    available_cores(n_jobs)  # checked whether or not there are segmenters to run
     if members is None:
         if img is None:
             raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
-        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng)
+        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng, n_jobs=n_jobs)
     members = list(members)
     if not members:
         raise InputError("members: expected at least one segmentation, got none")
@@ -248,6 +230,7 @@ def run_recipe(
     downscale: bool = False,
     image_aware: bool = True,
     boundary="recipe",
+    n_jobs: int = 1,
 ) -> FusionResult:
     """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
 
@@ -298,6 +281,9 @@ def run_recipe(
         (:func:`segensemble.features.boundary_strength`). 'recipe' (default):
         the recipe's ``boundary`` (``default`` from version 5: 'learned'),
         the colour gradient when there is no image.
+    n_jobs : int, default 1
+        Members run at once, in threads (-1: every core; see
+        :func:`segensemble.pipeline.run_segmenters`); the results do not depend on it.
 
     With a number of regions (the recipe's ``n_segments``, ``-k K``) and
     connected post-processing, a result cut from a merge hierarchy (every
@@ -335,7 +321,7 @@ def run_recipe(
         raise InputError(f"confidence: method {recipe.method!r} gives no memberships; use one of "
                          f"{', '.join(consensus.soft_methods())}")
     img, original = _prepare_image(image, max_pixels, downscale)
-    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng)
+    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
     if isinstance(boundary, str) and boundary == "recipe":

@@ -19,6 +19,7 @@ get = REGISTRY.get
 available = REGISTRY.available
 describe = REGISTRY.describe
 register = REGISTRY.register
+cost = REGISTRY.cost
 
 # Importing the modules registers them.
 from segensemble.segmenters import felzenszwalb as _felzenszwalb  # noqa: E402,F401

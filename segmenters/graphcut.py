@@ -117,7 +117,7 @@ def _gaussian_costs(X, labels, k, reg=1e-3):
     return costs
 
 
-@REGISTRY.register("graphcut")
+@REGISTRY.register("graphcut", cost=4)
 def graphcut(
     image, *, n_segments: int = 8, smoothness: float = 2.0, rounds: int = 3, texture_weight: float = 0.5,
     downsample: int = 2, rng=None,

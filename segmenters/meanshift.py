@@ -31,7 +31,7 @@ def _flat_zones(img8: np.ndarray, tol: float) -> np.ndarray:
     return connected_components(g, directed=False)[1].reshape(h, w)
 
 
-@REGISTRY.register("meanshift")
+@REGISTRY.register("meanshift", cost=2.5)
 def meanshift(
     image, *, spatial_radius: float = 10.0, colour_radius: float = 20.0, min_size: int = 150,
     tolerance: float = 6.0, rng=None,

@@ -15,7 +15,7 @@ UCM_THRESHOLD = 0.3
 UCM_MIN_SIZE = 100
 
 
-@REGISTRY.register("ucm")
+@REGISTRY.register("ucm", cost=9)
 def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOLD, min_size: int = UCM_MIN_SIZE,
         model=None, rng=None) -> Segmentation:
     """Regions of the learned boundary detector's ultrametric contour map.

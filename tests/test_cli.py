@@ -186,6 +186,17 @@ def test_fuse_with_a_recipe_and_overrides(tmp_path, image_file):
     assert "nope" in line
 
 
+
+def test_fuse_jobs_runs_the_members_in_threads_with_the_same_result(tmp_path, image_file):
+    outs = []
+    for jobs in ("1", "2", "-1"):
+        outs.append(tmp_path / f"fused{jobs}.png")
+        result = runner.invoke(app, ["fuse", str(image_file), "-j", jobs, "-o", str(outs[-1])])
+        assert result.exit_code == 0, result.output
+    assert all(np.array_equal(read_labels(outs[0]), read_labels(p)) for p in outs[1:])
+    line = _bad(["fuse", str(image_file), "-j", "0", "-o", str(tmp_path / "x.png")], tmp_path, "x.png")
+    assert "--jobs" in line and "got 0" in line
+
 def test_recipes_lists_the_builtin_ones():
     result = runner.invoke(app, ["recipes"])
     assert result.exit_code == 0 and "default" in result.stdout and "classic" in result.stdout

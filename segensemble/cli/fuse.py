@@ -209,6 +209,15 @@ _Boundary = Annotated[Optional[str], typer.Option(
         "image's size from any edge detector (8/16-bit PNG, or .npy floats in [0, 1]), or 'learned' for the "
         "built-in detector, or 'gradient' for the image's colour gradient (default: the recipe's; 'learned' for "
         "the default recipe from version 5).")]
+def _check_jobs(value: int) -> int:
+    if value == 0:
+        raise typer.BadParameter("expected a positive number of threads, or -1 for one per available core; got 0")
+    return value
+
+
+_Jobs = Annotated[int, typer.Option(
+        "--jobs", "-j", help="Segmenters run at once, in threads (-1: one per available core; the result does not "
+        "depend on it).", min=-1, callback=_check_jobs)]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
@@ -235,6 +244,7 @@ def fuse(
     downscale: Downscale = False,
     plain: _Plain = False,
     boundary: _Boundary = None,
+    jobs: _Jobs = -1,
     verbose: _Verbose = False,
 ):
     """Fuse several segmentations of one image into one label map.
@@ -254,7 +264,6 @@ def fuse(
       segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
       segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
       segensemble fuse photo.jpg --recipe default@3 -o fused.png
-      segensemble fuse photo.jpg --boundary learned -o fused.png
       segensemble fuse --inputs seg1.png seg2.png --image photo.jpg --boundary hed.png -o fused.png
     """
     _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale)
@@ -267,7 +276,7 @@ def fuse(
     cap = _agreement(agree, img, words, seed)
     result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
                         downscale=downscale, confidence=None if confidence is None else confidence_kind.value,
-                        image_aware=not plain, boundary=_boundary(boundary, img, max_pixels))
+                        image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs)
     if result.image is not None and not inputs:
         announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
     if verbose:
