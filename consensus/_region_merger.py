@@ -82,9 +82,6 @@ class RegionMerger:
         acc = self.border_sums(u, vs)
         return acc[:, 1:] / acc[:, :1]
 
-    def border_lengths(self, u: int, vs) -> np.ndarray:
-        return self.border_sums(u, vs)[:, 0]
-
     def run(self, key: Callable, *, min_size: float = 0, on_merge: Callable | None = None, batched: bool = False):
         """Merge until one region per connected component is left.
 
