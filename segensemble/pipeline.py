@@ -79,14 +79,14 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segm
     workers = min(available_cores(n_jobs), len(specs))
     gen = check_random_state(rng)
     seeds = gen.integers(0, 2**31 - 1, size=len(specs))
+    for name, params in specs:  # refuse bad specs before running any
+        check_segmenter_params(name, params)
     if workers == 1:
         return [segment(img, name, rng=int(seed), **params) for (name, params), seed in zip(specs, seeds)]
     from concurrent.futures import ThreadPoolExecutor
 
     from segensemble import segmenters as registry
 
-    for name, params in specs:  # refuse bad specs before starting any
-        check_segmenter_params(name, params)
     order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
     try:
@@ -106,14 +106,18 @@ def available_cores(n_jobs: int = -1) -> int:
     """
     import os
 
-    if n_jobs == -1 and not isinstance(n_jobs, bool):
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     from segensemble.validation import check_int
 
+    bad = InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}")
     try:
-        return check_int(n_jobs, "n_jobs", minimum=1)
+        n = check_int(n_jobs, "n_jobs", minimum=-1)
     except InputError:
-        raise InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}") from None
+        raise bad from None
+    if n == 0:
+        raise bad
+    if n == -1:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return n
 
 
 def fuse(

@@ -54,7 +54,7 @@ def test_run_segmenters_in_threads_gives_the_serial_result_in_spec_order():
     assert all(np.array_equal(x.labels, y.labels) for x, y in zip(serial, threaded))
 
 
-@pytest.mark.parametrize("bad", [0, -2, 1.5, "2", True])
+@pytest.mark.parametrize("bad", [0, -2, 1.5, -1.0, "2", True])
 def test_n_jobs_is_checked(bad):
     from segensemble.runner import run_recipe
 
@@ -63,3 +63,17 @@ def test_n_jobs_is_checked(bad):
         segensemble.run_segmenters(img, ["slic", "felzenszwalb"], n_jobs=bad)
     with pytest.raises(InputError, match="n_jobs"):
         run_recipe(img, "classic", n_jobs=bad)
+
+
+def test_a_bad_member_is_refused_before_any_member_runs(monkeypatch):
+    """Serial or threaded, a misspelt parameter of the last member stops the run before the first one starts."""
+    from segensemble import pipeline
+
+    ran = []
+    real = pipeline.segment
+    monkeypatch.setattr(pipeline, "segment", lambda *a, **k: ran.append(a[1]) or real(*a, **k))
+    img = np.random.default_rng(0).random((16, 16, 3))
+    for n_jobs in (1, 2):
+        with pytest.raises(InputError, match="nope"):
+            segensemble.run_segmenters(img, ["slic:n_segments=4", "felzenszwalb:nope=1"], rng=0, n_jobs=n_jobs)
+    assert ran == []
