@@ -58,8 +58,10 @@ def _find_result(results_dir: Path, image_id: str) -> Path:
 
 def _input_files(result: Path, truth: Path) -> dict:
     """The files an image's scores are made from: its result and its ground truth (every edge map of a folder)."""
-    if truth.is_dir():  # one edge map per annotator
-        return {"result": result, **{f"ground_truth/{p.name}": p for p in sorted(truth.iterdir()) if p.is_file()}}
+    from segensemble.io.groundtruth import edge_map_files
+
+    if truth.is_dir():  # one edge map per annotator: the files read_edge_ground_truth reads
+        return {"result": result, **{f"ground_truth/{p.name}": p for p in edge_map_files(truth)}}
     return {"result": result, "ground_truth": truth}
 
 

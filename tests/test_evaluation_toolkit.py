@@ -1,6 +1,7 @@
 """The edge researcher's benchmark options: NMS against an independent implementation, tolerance, thinning,
 edge-map ground truth."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -126,15 +127,16 @@ def test_score_with_edge_png_ground_truth_nms_and_nyud_tolerance(tmp_path):
         write_image(gts / f"im{k}" / "ann1.png", human)
         write_image(gts / f"im{k}" / "ann2.png", np.roll(human, 1, axis=0))
         write_image(res / f"im{k}.png", (m * 255).astype(np.uint8))
+    (gts / "im0" / "notes.txt").write_text("not an annotation")
     runner = CliRunner()
     plain = runner.invoke(app, ["score", str(res), "--gt", str(gts), "--out", str(tmp_path / "o1"), "--kind",
                                 "boundary", "--nthresh", "9"])
     assert plain.exit_code == 0, plain.output
+    record = json.loads((tmp_path / "o1" / "per_image" / "im0.json").read_text())
+    assert sorted(record["inputs"]) == ["ground_truth/ann1.png", "ground_truth/ann2.png", "result"]  # what was read
     nms = runner.invoke(app, ["score", str(res), "--gt", str(gts), "--out", str(tmp_path / "o2"), "--nms",
                               "--max-dist", "0.011", "--nthresh", "9"])
     assert nms.exit_code == 0, nms.output
-    import json
-
     f_plain = json.loads((tmp_path / "o1" / "summary.json").read_text())["boundary"]["ods"]["f"]
     f_nms = json.loads((tmp_path / "o2" / "summary.json").read_text())["boundary"]["ods"]["f"]
     assert f_nms > f_plain and f_nms > 0.8  # the thick ridges lose precision without NMS

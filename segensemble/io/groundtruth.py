@@ -23,13 +23,41 @@ from segensemble.io.images import MAX_PIXELS
 from segensemble.io.labels import read_boundary_map
 from segensemble.io.matfiles import GroundTruth, read_ground_truth
 
-__all__ = ["EDGE_SUFFIXES", "ground_truth_file", "ground_truth_ids", "read_edge_ground_truth", "read_truth"]
+__all__ = ["EDGE_SUFFIXES", "edge_map_files", "ground_truth_file", "ground_truth_ids", "read_edge_ground_truth", "read_truth"]
 
 EDGE_SUFFIXES = (".png", ".bmp", ".tif", ".tiff", ".npy")
 
 
 def _edge_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in EDGE_SUFFIXES)
+
+
+def edge_map_files(path) -> list[Path]:
+    """The files edge-map ground truth ``path`` is read from: the file itself, or a folder's edge maps in name order.
+
+    Raises
+    ------
+    FileFormatError
+        A missing path, or a folder without edge maps.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> for name in ("b.png", "a.png", "notes.txt"):
+    ...     open(os.path.join(folder, name), "w").close()
+    >>> [p.name for p in edge_map_files(folder)]
+    ['a.png', 'b.png']
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = _edge_files(path)
+        if not files:
+            raise FileFormatError(f"{path}: no edge maps ({', '.join(EDGE_SUFFIXES)}) in this ground-truth folder")
+        return files
+    if path.is_file():
+        return [path]
+    raise FileFormatError(f"{path}: file not found")
 
 
 def read_edge_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
@@ -56,15 +84,7 @@ def read_edge_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
     >>> len(gt), gt.shape, int(gt.boundaries[0].sum())
     (1, (4, 5), 5)
     """
-    path = Path(path)
-    if path.is_dir():
-        files = _edge_files(path)
-        if not files:
-            raise FileFormatError(f"{path}: no edge maps ({', '.join(EDGE_SUFFIXES)}) in this ground-truth folder")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise FileFormatError(f"{path}: file not found")
+    files = edge_map_files(path)
     maps = [read_boundary_map(f, max_pixels=max_pixels) >= 0.5 for f in files]
     for f, m in zip(files, maps):
         if m.shape != maps[0].shape:
