@@ -181,6 +181,7 @@ def score_results(
     """
     from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
     from segensemble.evaluation.benchmark import KINDS, ImageEvaluation
+    from segensemble.evaluation.correspond import check_max_dist
     from segensemble.evaluation.official import write_official_files
     from segensemble.io.groundtruth import ground_truth_ids
 
@@ -195,8 +196,7 @@ def score_results(
     if config.nms and config.kind != "boundary":
         raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind='boundary'), "
                          f"got kind={config.kind!r}")
-    if not 0 < float(config.max_dist) < 1:
-        raise InputError(f"max_dist: expected a fraction of the diagonal in (0, 1), got {config.max_dist!r}")
+    check_max_dist(config.max_dist)
     if jobs is not None:
         warn_deprecated("score_results(jobs=...)", "n_jobs")
         n_jobs = jobs

@@ -181,3 +181,13 @@ def test_compare_draws_the_figure_and_the_table(tmp_path):
     assert "http://" not in page.split("<svg")[0]  # self-contained: nothing fetched
     bad = CliRunner().invoke(app, ["compare", str(tmp_path / "eval0"), "--labels", "a,b"])
     assert bad.exit_code == 2 and "labels: expected 1 labels" in bad.output
+
+
+@pytest.mark.parametrize("bad", [0, 1, 2.0, -0.1, True, "0.01"])
+def test_max_dist_is_checked_by_the_library_too(bad):
+    from segensemble.evaluation.benchmark import MachineResult, evaluate_image
+    from segensemble.io import GroundTruth
+
+    gt = GroundTruth([], [np.zeros((10, 10), bool)])
+    with pytest.raises(InputError, match="max_dist: expected a fraction of the image diagonal"):
+        evaluate_image(MachineResult("boundary", np.zeros((10, 10))), gt, nthresh=1, region=False, max_dist=bad)

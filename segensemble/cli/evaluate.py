@@ -74,8 +74,9 @@ def evaluate(
 
 
 def _check_max_dist(max_dist: float) -> None:
-    if not 0 < max_dist < 1:
-        raise InputError(f"--max-dist: expected a fraction of the image diagonal in (0, 1), got {max_dist}")
+    from segensemble.evaluation.correspond import check_max_dist
+
+    check_max_dist(max_dist, "--max-dist")
 
 
 def print_scores(summary: dict) -> None:

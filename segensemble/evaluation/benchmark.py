@@ -25,6 +25,7 @@ from segensemble.validation import check_int
 from segensemble.errors import FileFormatError, InputError
 from segensemble.evaluation.aggregate import ImageRegionResult, image_region_result
 from segensemble.evaluation.boundaries import boundary_counts, seg2bdry
+from segensemble.evaluation.correspond import check_max_dist
 from segensemble.evaluation.regions import region_counts
 
 __all__ = [
@@ -245,6 +246,7 @@ def evaluate_image(
                              f"got a {result.kind!r} result")
         result = MachineResult("boundary", edge_map_nms(result.data))
     check_int(nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
+    check_max_dist(max_dist)
     thresholds = result.thresholds(nthresh)
     out = ImageEvaluation()
     if boundary:

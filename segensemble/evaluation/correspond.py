@@ -35,7 +35,28 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-__all__ = ["correspond_pixels", "candidate_edges", "match_radius"]
+from segensemble.errors import InputError
+
+__all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius"]
+
+
+def check_max_dist(max_dist, name: str = "max_dist") -> float:
+    """``max_dist`` checked: a matching radius as a fraction of the image diagonal, in (0, 1).
+
+    Examples
+    --------
+    >>> check_max_dist(0.011)
+    0.011
+    >>> check_max_dist(2, "--max-dist")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: --max-dist: expected a fraction of the image diagonal in (0, 1), got 2
+    """
+    from numbers import Real
+
+    if isinstance(max_dist, bool) or not isinstance(max_dist, Real) or not 0 < max_dist < 1:
+        raise InputError(f"{name}: expected a fraction of the image diagonal in (0, 1), got {max_dist!r}")
+    return float(max_dist)
 
 
 def match_radius(shape, max_dist: float = 0.0075) -> float:
