@@ -18,6 +18,7 @@ from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
 from segensemble.validation import check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError, warn_deprecated
+from segensemble.io import MAX_PIXELS
 from segensemble.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
 
 __all__ = ["BenchConfig", "run_bench", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
@@ -42,13 +43,14 @@ class BenchConfig:
     postprocess: dict = field(default_factory=lambda: {"connected": False, "min_size": 0})
     hierarchy: bool = True
     recipe: str = ""
-    max_pixels: int = 3_000_000
+    max_pixels: int = MAX_PIXELS
     downscale: bool = False
     #: The recipe's image-aware settings, whether it runs in that frame, and its boundary evidence
     #: (:class:`segensemble.recipes.Recipe`); without them ``default@4``/``@5`` lose their fitted criterion.
     spatial: dict = field(default_factory=dict)
     image_aware: bool = True
     boundary: str | None = None
+    working_pixels: int | None = None
     seed: InitVar[int | None] = None
 
     def __post_init__(self, seed):
@@ -57,7 +59,7 @@ class BenchConfig:
             self.random_state = seed
 
     @classmethod
-    def from_recipe(cls, recipe, *, random_state: int = 0, hierarchy: bool = True, max_pixels: int = 3_000_000,
+    def from_recipe(cls, recipe, *, random_state: int = 0, hierarchy: bool = True, max_pixels: int = MAX_PIXELS,
                     downscale: bool = False, seed: int | None = None) -> BenchConfig:
         if seed is not None:
             warn_deprecated("BenchConfig.from_recipe(seed=...)", "random_state")
@@ -66,7 +68,7 @@ class BenchConfig:
                    random_state=random_state, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
                    hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}", max_pixels=max_pixels,
                    downscale=downscale, spatial=dict(recipe.spatial), image_aware=recipe.image_aware,
-                   boundary=recipe.boundary)
+                   boundary=recipe.boundary, working_pixels=recipe.working_pixels)
 
     def to_recipe(self):
         """The recipe this configuration applies."""
@@ -75,7 +77,8 @@ class BenchConfig:
         name, _, version = self.recipe.partition("@")
         return Recipe(name=name or "bench", version=version, segmenters=tuple(self.segmenters), method=self.method,
                       n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess),
-                      spatial=dict(self.spatial), image_aware=self.image_aware, boundary=self.boundary)
+                      spatial=dict(self.spatial), image_aware=self.image_aware, boundary=self.boundary,
+                      working_pixels=self.working_pixels)
 
     def key(self) -> str:
         return settings_key(self)

@@ -14,7 +14,8 @@ from segensemble.validation import check_image
 from segensemble.errors import InputError
 from segensemble.io import MAX_PIXELS, check_pixel_limit
 
-__all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels"]
+__all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels",
+           "target_shape", "prepare_image", "to_input_size", "results_to_input_size"]
 
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
 #: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
@@ -48,6 +49,20 @@ def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = F
     if not downscale:
         check_pixel_limit((h, w), max_pixels, name)
     return cv2.resize(img, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA), (h, w)
+
+
+def target_shape(h: int, w: int, max_pixels) -> tuple[int, int]:
+    """(H, W) an image of (h, w) is read at: its own size, or downscaled to ``max_pixels`` (aspect kept).
+
+    Examples
+    --------
+    >>> target_shape(100, 200, 5000), target_shape(10, 20, None)
+    ((50, 100), (10, 20))
+    """
+    if max_pixels is None or h * w <= max_pixels:
+        return h, w
+    tw, th = _target_size(h, w, max_pixels)
+    return th, tw
 
 
 def _target_size(h: int, w: int, max_pixels: int) -> tuple[int, int]:
@@ -153,3 +168,89 @@ def upscale_labels(labels, shape) -> np.ndarray:
 
     return cv2.resize(np.asarray(labels, dtype=np.int32), (shape[1], shape[0]),
                       interpolation=cv2.INTER_NEAREST).astype(np.int32)
+
+
+def prepare_image(image, max_pixels, downscale, working_pixels=None):
+    """The image to process: (processed image or None, the input's shape if processed smaller, the image as stored).
+
+    A path is header-checked first (``max_pixels``, EXIF orientation
+    applied). An image above ``working_pixels`` is processed area-averaged to
+    that many pixels; the third item, the full-resolution image as decoded or
+    given, is then what its labels are refined against (:func:`to_input_size`).
+    Otherwise the third item is None and a downscaled image's results are
+    upscaled by nearest neighbours.
+
+    Examples
+    --------
+    >>> img, original, raw = prepare_image(np.zeros((400, 600), np.uint8), MAX_PIXELS, False, 60_000)
+    >>> img.shape, original, raw.shape
+    ((200, 300, 3), (400, 600), (400, 600))
+    """
+    from pathlib import Path
+
+    from segensemble.io import decode_image
+    from segensemble.workscale import working_image, working_shape
+
+    if image is None:
+        return None, None, None
+    if isinstance(image, (str, Path)):
+        (h, w), reduce = check_image_file(image, max_pixels, downscale=downscale)
+        target = target_shape(h, w, max_pixels)
+        small = working_shape(target, working_pixels)
+        if small is None:  # at its own size, or --downscale above max_pixels without a working scale: as always
+            return (*load_image(image, max_pixels, downscale=downscale), None)
+        raw = decode_image(image, reduce=reduce)  # check_image_file bounded what is decoded
+        return working_image(raw, small), (h, w), raw
+    arr = np.asarray(image)
+    if arr.ndim < 2:
+        from segensemble.validation import check_image
+
+        check_image(arr)  # the one message for a malformed image
+    h, w = arr.shape[:2]
+    if max_pixels is not None and h * w > max_pixels and not downscale:
+        check_pixel_limit((h, w), max_pixels, "image")
+    small = working_shape(target_shape(h, w, max_pixels), working_pixels)
+    if small is None:
+        return (*limit_image_size(image, max_pixels, downscale=downscale), None)
+    return working_image(arr, small), (h, w), arr
+
+
+def to_input_size(labels, small, raw, original):
+    """Labels of the processed image at the input's size: refined against ``raw`` when there is one.
+
+    Examples
+    --------
+    >>> to_input_size(np.array([[0, 1]]), None, None, (2, 4)).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    if raw is None:
+        return upscale_labels(labels, original)
+    from segensemble.workscale import upsample_labels
+
+    full = upsample_labels(labels, small, raw)
+    return full if full.shape == tuple(original) else upscale_labels(full, original)
+
+
+def results_to_input_size(labels, levels, confidence, small, raw, original):
+    """(labels, levels, confidence) of a processed image at the input's size ``original`` (as they are when None).
+
+    Labels and levels go through :func:`to_input_size`; a confidence map is
+    resized bilinearly (float32 at a working scale, as computed otherwise).
+
+    Examples
+    --------
+    >>> lab, lev, conf = results_to_input_size(np.array([[0, 1]]), None, np.array([[0.0, 1.0]]), None, None, (1, 4))
+    >>> lab.tolist(), lev, conf.round(2).tolist()
+    ([[0, 0, 1, 1]], None, [[0.0, 0.25, 0.75, 1.0]])
+    """
+    import cv2
+
+    from segensemble.workscale import upsample_map
+
+    if original is None:
+        return labels, levels, confidence
+    levels = None if levels is None else [to_input_size(lab, small, raw, original) for lab in levels]
+    if confidence is not None:
+        confidence = upsample_map(confidence, original) if raw is not None else cv2.resize(
+            confidence, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
+    return to_input_size(labels, small, raw, original), levels, confidence

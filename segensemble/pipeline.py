@@ -43,7 +43,7 @@ def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
     return fn(image, rng=rng, **params)
 
 
-def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segmentation]:
+def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None) -> list[Segmentation]:
     """Run several segmenters on one image.
 
     Parameters
@@ -57,6 +57,8 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segm
     n_jobs : int, default 1
         Segmenters run at once, in threads (-1: one per available core); the
         costliest start first. The results do not depend on it.
+    on_done : callable, optional
+        Called with each segmenter's name as it finishes (e.g. to show progress).
 
     Returns
     -------
@@ -81,8 +83,14 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segm
     seeds = gen.integers(0, 2**31 - 1, size=len(specs))
     for name, params in specs:  # refuse bad specs before running any
         check_segmenter_params(name, params)
+    def run(name, params, seed):
+        seg = segment(img, name, rng=int(seed), **params)
+        if on_done is not None:
+            on_done(name)
+        return seg
+
     if workers == 1:
-        return [segment(img, name, rng=int(seed), **params) for (name, params), seed in zip(specs, seeds)]
+        return [run(name, params, seed) for (name, params), seed in zip(specs, seeds)]
     from concurrent.futures import ThreadPoolExecutor
 
     from segensemble import segmenters as registry
@@ -90,7 +98,7 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1) -> list[Segm
     order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
     try:
-        futures = {i: pool.submit(segment, img, specs[i][0], rng=int(seeds[i]), **specs[i][1]) for i in order}
+        futures = {i: pool.submit(run, specs[i][0], specs[i][1], seeds[i]) for i in order}
         return [futures[i].result() for i in range(len(specs))]
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from segensemble.errors import InputError
+from segensemble.workscale import WORKING_PIXELS
 
 __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
 
@@ -31,7 +32,7 @@ __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "rec
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
 _FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial",
-           "image_aware", "boundary")
+           "image_aware", "boundary", "working_pixels")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ class Recipe:
     #: Boundary evidence of ``merge`` and of the image-aware frame when the caller gives none: None (the
     #: colour gradient) or ``'learned'`` (the boundary detector's probability, :mod:`segensemble.edges`).
     boundary: str | None = None
+    #: Working scale: an image of more pixels is processed area-averaged to this many and its results are
+    #: brought back to full resolution (:mod:`segensemble.workscale`); None processes every image at its size.
+    working_pixels: int | None = None
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
         """A copy with the given fields replaced.
@@ -151,6 +155,9 @@ class Recipe:
             raise InputError(f"{where}: boundary: expected 'learned' or none, got {self.boundary!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
+        from segensemble.workscale import check_working_pixels
+
+        check_working_pixels(self.working_pixels, f"{where}: working_pixels")
         try:
             cls(**{**self.method_params(), "n_clusters": k})._validate_params()
         except (TypeError, ValueError) as exc:
@@ -202,6 +209,27 @@ _DEFAULT_V3 = Recipe(
                 "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
 )
 
+_DEFAULT_V5 = Recipe(
+    name="default",
+    version="5",
+    segmenters=_DEFAULT_V3.segmenters + ("ucm:threshold=0.15",),
+    method="merge",
+    spatial={
+        "threshold": 0.5,
+        "min_size": 200,
+        # fitted on BSDS500 train with the detector's probability as the border evidence
+        # (benchmarks/train_merge_model.py --segmenters ... --boundary learned); the cut chosen on val
+        "member_weights": [0.433, 0.373, 0.366, 0.344, 0.257, 0.488, 0.56, 0.668],
+        "coefficients": {"vote": 3.489, "gradient": 5.584, "colour": 1.064, "texture": 0.151, "size": 2.119,
+                         "length": -0.265, "bias": -4.458},
+    },
+    postprocess={"connected": True, "min_size": 200},
+    boundary="learned",
+    description="Version 4's members plus the learned boundary detector's ultrametric contour map (cut at "
+                "0.15), fused by the learned boundary consensus reading the detector's boundary probability "
+                "along every border (fitted on BSDS500 train, cut at 0.5 chosen on val).",
+)
+
 _RECIPES = (
     _DEFAULT_V3,
     replace(
@@ -214,27 +242,18 @@ _RECIPES = (
                     "criterion is the image-aware frame of every method: -m METHOD keeps these members, fitted "
                     "weights and post-processing and swaps the consensus.",
     ),
-    Recipe(
-        name="default",
-        version="5",
-        segmenters=_DEFAULT_V3.segmenters + ("ucm:threshold=0.15",),
-        method="merge",
-        spatial={
-            "threshold": 0.5,
-            "min_size": 200,
-            # fitted on BSDS500 train with the detector's probability as the border evidence
-            # (benchmarks/train_merge_model.py --segmenters ... --boundary learned); the cut chosen on val
-            "member_weights": [0.433, 0.373, 0.366, 0.344, 0.257, 0.488, 0.56, 0.668],
-            "coefficients": {"vote": 3.489, "gradient": 5.584, "colour": 1.064, "texture": 0.151, "size": 2.119,
-                             "length": -0.265, "bias": -4.458},
-        },
-        postprocess={"connected": True, "min_size": 200},
-        boundary="learned",
-        description="Version 4's members plus the learned boundary detector's ultrametric contour map (cut at "
-                    "0.15), fused by the learned boundary consensus reading the detector's boundary probability "
-                    "along every border (fitted on BSDS500 train, cut at 0.5 chosen on val).",
+    _DEFAULT_V5,
+    # v6 is v5 with a working scale: identical on every image of at most 154 401 pixels (all of BSDS500)
+    replace(
+        _DEFAULT_V5,
+        version="6",
+        working_pixels=WORKING_PIXELS,
+        description=_DEFAULT_V5.description + " Images above 154 401 pixels (481 x 321; any photo) are processed "
+                    "at that many pixels, the scale every model of the recipe was fitted on, and the labels are "
+                    "brought back to full resolution by joint bilateral upsampling against the full-resolution "
+                    "photo.",
     ),
-    Recipe(
+    _SEED_V1 := Recipe(
         name="seed",
         version="1",
         segmenters=SEED_SEGMENTERS,
@@ -248,13 +267,16 @@ _RECIPES = (
                     "SLIC - fused by projective clustering ensembles (E-CB-PCE) in the image-aware frame (generic "
                     "learned criterion); -m sdp, -m borda, ... swap the consensus.",
     ),
-    Recipe(
+    _CLASSIC_V1 := Recipe(
         name="classic",
         version="1",
         segmenters=("slic", "felzenszwalb"),
         method="eac",
         description="Evidence accumulation (average linkage on the co-association) of SLIC and Felzenszwalb.",
     ),
+    # the same recipes with the working scale of default@6 (identical on images of at most 154 401 pixels)
+    replace(_SEED_V1, version="2", working_pixels=WORKING_PIXELS),
+    replace(_CLASSIC_V1, version="2", working_pixels=WORKING_PIXELS),
 )
 
 #: Every built-in recipe by name and version; a version, once published, never changes (pin it as
@@ -301,6 +323,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
         spatial=dict(data.get("spatial", {})),
         image_aware=data.get("image_aware", True),
         boundary=data.get("boundary"),
+        working_pixels=data.get("working_pixels"),
     )
     return recipe.validate()
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.imagesize import MAX_PIXELS, load_image, upscale_labels
+from segensemble.imagesize import MAX_PIXELS, prepare_image, results_to_input_size, to_input_size, upscale_labels
+from segensemble.workscale import WORKING_PIXELS
 from segensemble.pipeline import hierarchy_confidence  # re-exported: where run_recipe's confidence='auto' comes from
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
@@ -53,9 +54,14 @@ class FusionResult:
     confidence_kind : str or None
         'max' or 'entropy' (memberships), or 'hierarchy' (boundary persistence).
     downscaled_from : (H, W) or None
-        The input's shape when it was processed downscaled (``downscale=True``).
+        The input's shape when it was processed at a smaller size: at the
+        recipe's working scale (``working_pixels``), or above ``max_pixels``
+        with ``downscale=True``. ``labels``, ``levels`` and ``confidence``
+        are at this shape; ``members`` and ``image`` at the processed size.
     image : (h, w, 3) float array or None
         The processed image.
+    working_pixels, processed_labels : int or None, (h, w) int32 array
+        The working scale applied, and ``labels`` at the processed size.
     fusion : SpatialFusion or None
         The image-aware frame's record (superatoms, the method's own
         partition, the final hierarchy) when the method ran in it.
@@ -72,6 +78,9 @@ class FusionResult:
     downscaled_from: tuple | None = None
     image: np.ndarray | None = field(default=None, repr=False)
     fusion: object = field(default=None, repr=False)
+
+    working_pixels: int | None = None
+    processed_labels: np.ndarray | None = field(default=None, repr=False)
 
     def at_input_size(self, labels) -> np.ndarray:
         """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""
@@ -104,14 +113,15 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
             .labels_ for k in HIERARCHY_K]
 
 
-def _members(img, recipe, members, segmenter_rng, n_jobs):
+def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
     from segensemble.pipeline import available_cores, run_segmenters
 
     available_cores(n_jobs)  # checked whether or not there are segmenters to run
     if members is None:
         if img is None:
             raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
-        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng, n_jobs=n_jobs)
+        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng, n_jobs=n_jobs,
+                              on_done=None if say is None else lambda name: say(f"member {name} done"))
     members = list(members)
     if not members:
         raise InputError("members: expected at least one segmentation, got none")
@@ -202,19 +212,6 @@ def _boundary_map(boundary, img, segs, original):
     return b
 
 
-def _prepare_image(image, max_pixels, downscale):
-    """(working image or None, original shape if downscaled)."""
-    from pathlib import Path
-
-    from segensemble.imagesize import limit_image_size
-
-    if image is None:
-        return None, None
-    if isinstance(image, (str, Path)):
-        return load_image(image, max_pixels, downscale=downscale)
-    return limit_image_size(image, max_pixels, downscale=downscale)
-
-
 def run_recipe(
     image=None,
     recipe="default",
@@ -231,6 +228,8 @@ def run_recipe(
     image_aware: bool = True,
     boundary="recipe",
     n_jobs: int = 1,
+    working_pixels="recipe",
+    progress=None,
 ) -> FusionResult:
     """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
 
@@ -284,6 +283,16 @@ def run_recipe(
     n_jobs : int, default 1
         Members run at once, in threads (-1: every core; see
         :func:`segensemble.pipeline.run_segmenters`); the results do not depend on it.
+    working_pixels : int, None or 'recipe', default 'recipe'
+        The working scale (:mod:`segensemble.workscale`): an image of more
+        pixels is processed area-averaged to this many, and its labels,
+        hierarchy and confidence come back at the input's full resolution,
+        boundaries refined against the full-resolution image. 'recipe': the
+        recipe's (154 401 for ``default`` from version 6; None for older
+        versions); None: every image at its own size.
+    progress : callable, optional
+        Called with a short description of each stage as it starts
+        (``'members'``, ``'member slic done'``, ``'fusing'``, ``'full resolution'``), e.g. to show it.
 
     With a number of regions (the recipe's ``n_segments``, ``-k K``) and
     connected post-processing, a result cut from a merge hierarchy (every
@@ -314,18 +323,26 @@ def run_recipe(
     from segensemble.recipes import Recipe, load_recipe
     from segensemble.validation import check_n_segments
 
+    from segensemble.workscale import check_working_pixels
+
     recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    working_pixels = check_working_pixels(recipe.working_pixels if isinstance(working_pixels, str)
+                                          and working_pixels == "recipe" else working_pixels)
+    say = progress or (lambda stage: None)
     if confidence is not None and confidence not in CONFIDENCE_KINDS:
         raise InputError(f"confidence: expected one of {', '.join(CONFIDENCE_KINDS)} or None, got {confidence!r}")
     if confidence in ("max", "entropy") and not consensus.get(recipe.method).capabilities.soft:
         raise InputError(f"confidence: method {recipe.method!r} gives no memberships; use one of "
                          f"{', '.join(consensus.soft_methods())}")
-    img, original = _prepare_image(image, max_pixels, downscale)
-    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs)
+    say("reading")
+    img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels if members is None else None)
+    say("members")
+    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs, say)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
     if isinstance(boundary, str) and boundary == "recipe":
         boundary = recipe.boundary if img is not None else None
+    say("fusing")
     boundary = _boundary_map(boundary, img, segs, original)
     atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware, boundary)
     post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
@@ -352,19 +369,13 @@ def run_recipe(
         kind = "memberships" if confidence == "auto" else confidence
     elif confidence == "auto" and levels:
         conf, kind = hierarchy_confidence(levels), "hierarchy"
-    result = FusionResult(labels, segs, ens, est, recipe, levels, conf, kind, original, img, fusion)
-    if original is not None:
-        import cv2
-
-        result.labels = upscale_labels(labels, original)
-        result.levels = None if levels is None else [upscale_labels(lab, original) for lab in levels]
-        if conf is not None:
-            result.confidence = cv2.resize(conf, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
-    return result
+    say("full resolution" if original is not None else "done")
+    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original)
+    return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels)
 
 
 def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: int | None = MAX_PIXELS,
-                  downscale: bool = False, **params):
+                  downscale: bool = False, working_pixels: int | None = WORKING_PIXELS, **params):
     """One segmenter on one image, with the pipeline's pixel limit: the ``segment`` command's library call.
 
     Returns
@@ -374,7 +385,10 @@ def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: in
     labels : (H, W) int32 array
         Its labels at the input's size (upscaled when processed downscaled).
     image : (h, w, 3) float array
-        The processed image.
+        The processed image: an image above ``working_pixels`` is segmented
+        area-averaged to that many pixels and its labels are brought back to
+        full resolution, refined against it (:mod:`segensemble.workscale`;
+        None: every image at its own size).
     downscaled_from : (H, W) or None
 
     Examples
@@ -386,7 +400,9 @@ def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: in
     """
     from segensemble.pipeline import segment
 
-    img, original = _prepare_image(image, max_pixels, downscale)
+    from segensemble.workscale import check_working_pixels
+
+    img, original, raw = prepare_image(image, max_pixels, downscale, check_working_pixels(working_pixels))
     seg = segment(img, method, rng=random_state, **params)
-    labels = seg.labels if original is None else upscale_labels(seg.labels, original)
+    labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original)
     return seg, labels, img, original

@@ -240,7 +240,9 @@ def _jpeg_bomb(path: Path, width: int, height: int) -> Path:
 
 
 def _mat_bomb(path: Path, key: str) -> Path:
-    """A .mat of a few hundred bytes whose compressed array declares 20000 x 20000 (never materialised)."""
+    """A .mat of a few hundred bytes whose compressed array declares 60000 x 60000 (never materialised).
+
+    3.6 G elements: above the per-array allowance of 5 x the default --max-pixels (100 MP), as a bomb is."""
     import io
 
     import scipy.io
@@ -255,12 +257,12 @@ def _mat_bomb(path: Path, key: str) -> Path:
     else:
         scipy.io.savemat(small, {key: cell}, do_compression=False)
     data = bytearray(small.getvalue())
-    # patch every dimensions sub-element (miINT32, 8 bytes: 4, 4) to 20000 x 20000
+    # patch every dimensions sub-element (miINT32, 8 bytes: 4, 4) to 60000 x 60000
     needle = struct.pack("<IIii", 5, 8, 4, 4)
     at = data.find(needle)
     assert at > 0
     while at > 0:
-        data[at + 8:at + 16] = struct.pack("<ii", 20000, 20000)
+        data[at + 8:at + 16] = struct.pack("<ii", 60000, 60000)
         at = data.find(needle, at + 1)
     path.write_bytes(bytes(data))
     return path
@@ -288,7 +290,7 @@ def test_image_bombs_are_refused_before_decoding(tmp_path, kind, command):
         bomb = _png_bomb(tmp_path / "bomb.png", size, size, real=kind == "png")
     out = tmp_path / "out.png"
     line = _one_error_line([command, bomb, "-o", out], bomb.name, written=[out])
-    assert "pixels is above the limit of 3,000,000" in line and "--max-pixels" in line
+    assert "pixels is above the limit of 100,000,000" in line and "--max-pixels" in line
 
 
 def test_image_bomb_memory_stays_small(tmp_path):
@@ -326,7 +328,7 @@ def test_mat_bombs_are_refused_before_loading(tmp_path, key):
         _one_error_line(["evaluate", bomb, "--gt", bomb], bomb.name)
     else:
         line = _one_error_line(["evaluate", seg, "--gt", bomb], bomb.name)
-    assert "declares 400,000,000 elements" in line and "--max-pixels" in line
+    assert "declares 3,600,000,000 elements" in line and "--max-pixels" in line
     assert _refusal_peak_memory_mb(["evaluate", seg, "--gt", bomb], tmp_path) < 500
 
 
@@ -336,7 +338,7 @@ def test_score_reports_a_ground_truth_bomb_as_a_failed_image(tmp_path):
     _mat_bomb(gt_dir / "1.mat", "groundTruth")
     write_labels(res / "1.png", np.zeros((4, 4), int))
     result = runner.invoke(app, ["score", str(res), "--gt", str(gt_dir), "--out", str(tmp_path / "o")])
-    assert result.exit_code == 1 and "declares 400,000,000 elements" in result.stderr
+    assert result.exit_code == 1 and "declares 3,600,000,000 elements" in result.stderr
 
 
 # --------------------------------------------------------------------------- 7: downloads

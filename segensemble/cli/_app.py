@@ -20,8 +20,8 @@ import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
-           "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "Seed", "NThresh", "Jobs", "Params",
-           "ResultKind", "What", "ConfidenceKind"]
+           "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs",
+           "Params", "ResultKind", "What", "ConfidenceKind"]
 
 #: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
 #: from 0.22 on, so the classes live in different modules across the supported Typer versions).
@@ -194,12 +194,17 @@ SEGMENTERS = ("chanvese", "felzenszwalb", "graphcut", "kmeans", "meanshift", "nc
 
 #: Options shared by several commands.
 MaxPixels = Annotated[
-    int, typer.Option("--max-pixels", help="Largest image, label map or ground truth read (pixels; segmenting takes "
-                                           "about 1 GB per megapixel). Larger files are refused before decoding.",
+    int, typer.Option("--max-pixels", help="Largest image, label map or ground truth read (pixels): a guard against "
+                                           "decompression bombs, checked from the file header before decoding. "
+                                           "Photos of any size are processed at the recipe's working scale.",
                       min=1)
 ]
 Downscale = Annotated[
     bool, typer.Option("--downscale", help="Downscale larger images to --max-pixels (result upscaled back).")
+]
+IgnoreOrientation = Annotated[
+    bool, typer.Option("--ignore-orientation", help="Process the pixel grid as stored, without turning the photo as "
+                                                   "its EXIF orientation tag says (the output has the stored shape).")
 ]
 Seed = Annotated[
     int, typer.Option("--seed", help="Random seed of segmenters and consensus (0 to 2**32 - 1).", min=0, max=2**32 - 1)

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, err,
                                   exit_on_failures, handle_errors, out, parse_params, with_progress)
 
@@ -69,7 +70,7 @@ def bench(
     param: Params = None,
     hierarchy: _Hierarchy = True,
     scheduler: _Scheduler = None,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
     jobs: Jobs = 1,
     limit: _Limit = None,

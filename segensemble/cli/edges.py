@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, handle_errors
 
 
@@ -22,8 +23,12 @@ def edges(
                                                  "(watershed + ultrametric contour map) as a BSDS ucm2 .mat.")] = None,
     model: Annotated[Optional[Path], typer.Option("--model", help="A boundary model file (default: the one "
                                                                   "that ships, trained on BSDS500 train).")] = None,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
+    working_pixels: Annotated[Optional[int], typer.Option(
+        "--working-pixels", help="Detect in images of more pixels at this many (the scale the model was trained "
+        "on) and bring the map back to full resolution before thinning (0: every image at its own size).",
+        min=0)] = 154_401,
 ):
     """Detect boundaries: the learned probability that a person draws a boundary at each pixel.
 
@@ -41,24 +46,28 @@ def edges(
     import numpy as np
 
     from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
-    from segensemble.imagesize import load_image
+    from segensemble.imagesize import prepare_image
+    from segensemble.workscale import upsample_map
 
     detector = load_boundary_model(model)
-    img, original = load_image(image, max_pixels, downscale=downscale)
+    img, original, _ = prepare_image(image, max_pixels, downscale, working_pixels or None)
+    if ucm2 is not None and original is not None:
+        from segensemble.errors import InputError
+
+        raise InputError(f"--ucm2: {image} is {original[1]}x{original[0]}, processed at {img.shape[1]}x"
+                         f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
     probability = detect_boundaries(img, model=detector, nms=False)
-    edges_map = probability if raw else non_maximum_suppression(probability).astype(np.float32)
-    if ucm2 is not None:  # at the processed size (a downscaled image gives a downscaled hierarchy)
+    if ucm2 is not None:
         from segensemble.edges.ucm import boundary_hierarchy
         from segensemble.io import write_ucm2
         from segensemble.segmenters.ucm import UCM_MIN_SIZE
 
         write_ucm2(ucm2, boundary_hierarchy(probability, min_size=UCM_MIN_SIZE).ucm2())
-    if original is not None:
-        import cv2
-
-        edges_map = cv2.resize(edges_map, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
-        err.print(f"{image}: downscaled from {original[1]}x{original[0]} for detection; the map is upscaled back",
-                  markup=False)
+    if original is not None:  # thinned at full resolution, as the benchmark expects
+        probability = upsample_map(probability, original)
+        err.print(f"{image}: {original[1]}x{original[0]} detected at {img.shape[1]}x{img.shape[0]}; the map is "
+                  "brought back to full resolution", markup=False)
+    edges_map = probability if raw else non_maximum_suppression(probability).astype(np.float32)
     _write_map(output, edges_map)
     err.print(f"boundaries ({'raw probability' if raw else 'thinned'}), max {float(edges_map.max()):.2f} -> {output}",
               markup=False)

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
                                   out, with_progress)
 from segensemble.errors import InputError
@@ -35,7 +36,7 @@ def evaluate(
     max_dist: MaxDist = 0.0075,
     thin: Thin = True,
     nms: Nms = False,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
 ):
     """Score one result against human ground truth: boundary P/R/F, covering, PRI, VOI, GCE, LCE, BDE.
 
@@ -118,7 +119,7 @@ def score(
     max_dist: MaxDist = 0.0075,
     thin: Thin = True,
     nms: Nms = False,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
 ):
     """Berkeley benchmark of a folder of results: the official output files.
 

@@ -7,9 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, MaxPixels, Params, Seed, app,
-                                  check_output, err, handle_errors, out, parse_params)
-from segensemble.cli.segment import announce_downscale
+from segensemble.io import MAX_PIXELS
+from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
+                                  Seed, app, check_output, err, exit_on_failures, handle_errors, out, parse_params,
+                                  with_progress)
+from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
@@ -153,27 +155,145 @@ def _report(result, chosen, output) -> None:
               f"into {int(result.labels.max()) + 1} regions -> {output}", markup=False)
 
 
-def _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale) -> None:
+def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,
+                 scheduler) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
     from segensemble.validation import check_distinct_paths
     from segensemble.imagesize import check_image_file
     from segensemble.io import check_label_file
 
+    if scheduler is not None:
+        raise InputError("--scheduler: only with --out-dir (many images)")
+    if output is None:
+        raise InputError("--output: give the label map to write (-o fused.png), or --out-dir for many images")
     check_output(output)
+    if overlay is not None:
+        check_output(overlay, IMAGE_OUTPUTS, "--overlay")
+        if inputs and image is None:
+            raise InputError("--overlay: with --inputs, give --image to draw the boundaries on")
+    if image is not None and not inputs:
+        raise InputError("--image: only with --inputs (the segmentations' image); the image to fuse is PATHS")
     if inputs:
         for p in paths:
             check_label_file(p, max_pixels)
     elif len(paths) != 1:
-        raise InputError(f"PATHS: expected one image (or use --inputs to fuse segmentations), got {len(paths)} paths")
+        raise InputError(f"PATHS: expected one image with -o (or --out-dir for many, --inputs to fuse "
+                         f"segmentations), got {len(paths)} paths")
     else:
         check_image_file(paths[0], max_pixels, downscale=downscale)
-    check_distinct_paths({"--output": output, "--confidence": confidence},
-                         {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image})
+    boundary_file = None if boundary in (None, "learned", "gradient") else boundary
+    check_distinct_paths({"--output": output, "--confidence": confidence, "--overlay": overlay},
+                         {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image,
+                          "--boundary": boundary_file})
+
+
+def _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree):
+    """``--out-dir``: the options that apply to many images; ``--confidence``/``--overlay`` name folders."""
+    if output is not None:
+        raise InputError("--output: one image writes -o FILE, many write --out-dir DIR; give one of them")
+    for given, name in ((inputs, "--inputs"), (image, "--image"), (explain, "--explain"), (boundary, "--boundary"),
+                        (agree, "--agree")):
+        if given:
+            raise InputError(f"{name}: not with --out-dir (it applies to one image; fuse that image with -o)")
+    for folder, name in ((confidence, "--confidence"), (overlay, "--overlay")):
+        if folder is not None and folder.suffix:
+            raise InputError(f"{name}: with --out-dir, give a folder (one file per image is written there), "
+                             f"got {str(folder)!r}")
+
+
+class _Stages:
+    """The stages of one fuse on a terminal's stderr (a spinner with the stage and the members finished)."""
+
+    def __init__(self, quiet: bool):
+        from rich.status import Status
+
+        self.enabled = not quiet and err.is_terminal
+        self.members = 0
+        self.status = Status("starting", console=err) if self.enabled else None
+
+    def __enter__(self):
+        if self.enabled:
+            self.status.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.status.stop()
+
+    def __call__(self, stage: str) -> None:
+        if not self.enabled:
+            return
+        if stage.startswith("member "):
+            self.members += 1
+            stage = f"members: {self.members} done ({stage.split()[1]} last)"
+        self.status.update(stage)
+
+
+def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence, confidence_kind,
+               overlay, jobs, scheduler, quiet, orient):
+    from segensemble.batchfuse import fuse_files
+    from segensemble.pipeline import available_cores
+
+    workers = available_cores(jobs)
+    kind = None if confidence is None else confidence_kind.value
+    run = lambda cb: fuse_files(  # noqa: E731
+        paths, out_dir, recipe=chosen, random_state=seed, max_pixels=max_pixels, downscale=downscale,
+        image_aware=not plain, working_pixels=working, confidence=kind, overlay_dir=overlay,
+        confidence_dir=confidence, orient=orient, n_jobs=workers, threads=-1 if workers == 1 else 1,
+        scheduler=scheduler, progress=cb)
+    summary = run(None) if quiet else with_progress("fuse", run)
+    err.print(f"{summary['fused']} fused, {summary['skipped']} unchanged (skipped), {len(summary['failures'])} "
+              f"failed -> {out_dir} (summary.json)", markup=False)
+    exit_on_failures(summary["failures"])
+
+
+def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
+              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation) -> None:
+    """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
+    from segensemble.batchfuse import read_unoriented, write_fused
+    from segensemble.runner import run_recipe
+
+    members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
+    if ignore_orientation and not inputs:
+        img = read_unoriented(img, max_pixels, downscale)
+    cap = _agreement(agree, img, words, seed)
+    with _Stages(quiet) as stages:
+        result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False,
+                            max_pixels=max_pixels, downscale=downscale,
+                            confidence=None if confidence is None else confidence_kind.value,
+                            image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs,
+                            working_pixels=working, progress=stages)
+        stages("writing")
+        if result.image is not None and not inputs:
+            announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels,
+                               result.working_pixels)
+        if verbose:
+            _diagnostics(result, cap)
+        write_fused(result, output, source=img, overlay=overlay)
+    _report(result, chosen, output)
+    _extras(result, explain, confidence, confidence_kind.value)
 
 
 _Paths = Annotated[list[Path], typer.Argument(
-        help="One image to segment and fuse; with --inputs, the segmentations to fuse.", show_default=False)]
-_Output = Annotated[Path, typer.Option("--output", "-o", help="Fused label map to write (.png, .npy or .mat).")]
+        help="One image to segment and fuse (-o); image files and folders with --out-dir; with --inputs, the "
+        "segmentations to fuse.", show_default=False)]
+_Output = Annotated[Optional[Path], typer.Option(
+        "--output", "-o", help="Fused label map to write (.png, .npy or .mat), for one image.")]
+_OutDir = Annotated[Optional[Path], typer.Option(
+        "--out-dir", help="Fuse many images (PATHS: image files and folders of them) into this folder: "
+        "<stem>.png each, per_image/<stem>.json, summary.json; a re-run skips the finished ones.")]
+_Overlay = Annotated[Optional[Path], typer.Option(
+        "--overlay", help="Also write the photo with the fused boundaries drawn on it (.jpg/.png; with --out-dir: "
+        "a folder, <stem>.jpg each).")]
+_WorkingPixels = Annotated[Optional[int], typer.Option(
+        "--working-pixels", help="Process images of more pixels at this many and refine the labels at full "
+        "resolution (default: the recipe's: 154401, a BSDS500 image, for the default recipe; 0: every image at "
+        "its own size).",
+        min=0)]
+_Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress display on stderr.")]
+_Scheduler = Annotated[Optional[str], typer.Option(
+        "--scheduler", help="With --out-dir: a Dask scheduler address (tcp://host:port); the images run on its "
+        "workers, which must see the same paths.")]
 _Inputs = Annotated[bool, typer.Option(
         "--inputs", help="Treat PATHS as label maps (.png/.npy/.mat) made by other tools and fuse them.")]
 _Segmenters = Annotated[Optional[str], typer.Option(
@@ -216,8 +336,8 @@ def _check_jobs(value: int) -> int:
 
 
 _Jobs = Annotated[int, typer.Option(
-        "--jobs", "-j", help="Segmenters run at once, in threads (-1: one per available core; the result does not "
-        "depend on it).", min=-1, callback=_check_jobs)]
+        "--jobs", "-j", help="One image: segmenters at once, in threads; --out-dir: images at once, in worker "
+        "processes (-1: one per available core; the results do not depend on it).", min=-1, callback=_check_jobs)]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
@@ -226,7 +346,8 @@ _Verbose = Annotated[bool, typer.Option(
 @handle_errors
 def fuse(
     paths: _Paths,
-    output: _Output,
+    output: _Output = None,
+    out_dir: _OutDir = None,
     inputs: _Inputs = False,
     segmenters: _Segmenters = None,
     method: _Method = None,
@@ -235,52 +356,51 @@ def fuse(
     recipe: _Recipe = None,
     image: _Image = None,
     seed: Seed = 0,
+    overlay: _Overlay = None,
     confidence: _Confidence = None,
     confidence_kind: _ConfidenceKind = ConfidenceKind.max,
     explain: _Explain = False,
     agree: _Agree = False,
     words: _Words = 32,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
+    working_pixels: _WorkingPixels = None,
     plain: _Plain = False,
     boundary: _Boundary = None,
     jobs: _Jobs = -1,
+    scheduler: _Scheduler = None,
+    ignore_orientation: IgnoreOrientation = False,
+    quiet: _Quiet = False,
     verbose: _Verbose = False,
 ):
-    """Fuse several segmentations of one image into one label map.
+    """Fuse several segmentations of an image (or of every image of a folder) into one label map.
 
-    Without options the default recipe is applied (its seven segmenters, boundary consensus with the learned
+    Without options the default recipe is applied (its eight segmenters, boundary consensus with the learned
     criterion, post-processing). On an image every method runs image-aware: the result is connected regions of at
     least the recipe's minimum size, and -k auto is chosen from the image (the learned stopping probability).
+    Photos of any size run at the recipe's working scale and the labels come back at full resolution, boundaries
+    refined against the photo; EXIF orientation is applied (the output has the photo's displayed shape).
 
     \b
     Examples:
-      segensemble fuse photo.jpg -o fused.png
-      segensemble fuse photo.jpg -m sdp -o fused.png
+      segensemble fuse photo.jpg -o fused.png --overlay fused.jpg
+      segensemble fuse photos/ --out-dir fused/ --overlay fused/overlays
       segensemble fuse photo.jpg --recipe seed -m borda -o fused.png
       segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k 8 -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
-      segensemble fuse photo.jpg -m ecbpce -k 5 -o fused.png --explain
-      segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
-      segensemble fuse photo.jpg --recipe default@3 -o fused.png
+      segensemble fuse photo.jpg --recipe default@3 -m sccc -k 6 -o fused.png --agree --verbose
       segensemble fuse --inputs seg1.png seg2.png --image photo.jpg --boundary hed.png -o fused.png
     """
-    _check_paths(paths, output, confidence, image, inputs, max_pixels, downscale)
+    working = None if working_pixels == 0 else ("recipe" if working_pixels is None else working_pixels)
+    if out_dir is not None:
+        _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree)
+    else:
+        _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary, scheduler)
     chosen = _recipe(recipe, segmenters, method, n_segments, param, inputs)
     _check_options(chosen, confidence, explain)
-    from segensemble.io import write_labels
-    from segensemble.runner import run_recipe
-
-    members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
-    cap = _agreement(agree, img, words, seed)
-    result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False, max_pixels=max_pixels,
-                        downscale=downscale, confidence=None if confidence is None else confidence_kind.value,
-                        image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs)
-    if result.image is not None and not inputs:
-        announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels)
-    if verbose:
-        _diagnostics(result, cap)
-    write_labels(output, result.labels)
-    _report(result, chosen, output)
-    _extras(result, explain, confidence, confidence_kind.value)
+    if out_dir is not None:
+        return _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence,
+                          confidence_kind, overlay, jobs, scheduler, quiet, not ignore_orientation)
+    _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
+              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation)

@@ -7,17 +7,23 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import (SEGMENTERS, Downscale, MaxPixels, Seed, app, check_output, err, handle_errors,
-                                  parse_params)
+from segensemble.io import MAX_PIXELS
+from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
+                                  handle_errors, parse_params)
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
 
-def announce_downscale(path, original, shape, max_pixels) -> None:
-    """Say on stderr that an image was processed downscaled (and its results upscaled back)."""
-    if original is not None:
+def announce_downscale(path, original, shape, max_pixels, working_pixels=None) -> None:
+    """Say on stderr that an image was processed at a smaller size (and its results brought back to full size)."""
+    if original is None:
+        return
+    if max_pixels is not None and original[0] * original[1] > max_pixels:
         err.print(f"{path}: downscaled from {original[1]}x{original[0]} to {shape[1]}x{shape[0]} "
                   f"(--max-pixels {max_pixels}); the result is upscaled back", markup=False)
+    else:
+        err.print(f"{path}: processed at {shape[1]}x{shape[0]} (working scale {working_pixels} pixels), labels "
+                  f"refined at {original[1]}x{original[0]}", markup=False)
 
 
 @app.command()
@@ -37,8 +43,12 @@ def segment(
         Optional[Path], typer.Option("--overlay", help="Also write the image with the region boundaries drawn on it.")
     ] = None,
     seed: Seed = 0,
-    max_pixels: MaxPixels = 3_000_000,
+    max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
+    ignore_orientation: IgnoreOrientation = False,
+    working_pixels: Annotated[Optional[int], typer.Option(
+        "--working-pixels", help="Segment images of more pixels at this many and refine the labels at full "
+        "resolution (0: every image at its own size).", min=0)] = 154_401,
 ):
     """Segment one image with one segmenter.
 
@@ -56,17 +66,24 @@ def segment(
         check_output(overlay, IMAGE_OUTPUTS, "--overlay")
     check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
     from segensemble import segmenters
-    from segensemble.io import write_image, write_labels
+    from segensemble.io import write_labels
     from segensemble.runner import segment_image
 
     segmenters.get(method)
     params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
-    seg, labels, img, original = segment_image(image, method, random_state=seed, max_pixels=max_pixels,
-                                               downscale=downscale, **params)
-    announce_downscale(image, original, img.shape, max_pixels)
-    write_labels(output, labels)
-    if overlay is not None:  # drawn at the size that was segmented
-        from segensemble.report import draw_boundaries
+    working = working_pixels or None
+    if ignore_orientation:
+        from segensemble.batchfuse import read_unoriented
 
-        write_image(overlay, draw_boundaries(img, seg.labels))
+        source = read_unoriented(image, max_pixels, downscale)
+    else:
+        source = image
+    seg, labels, img, original = segment_image(source, method, random_state=seed, max_pixels=max_pixels,
+                                               downscale=downscale, working_pixels=working, **params)
+    announce_downscale(image, original, img.shape, max_pixels, working)
+    write_labels(output, labels)
+    if overlay is not None:  # drawn on the photo at the labels' (full) size
+        from segensemble.batchfuse import write_overlay
+
+        write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

@@ -91,10 +91,15 @@ def label_boundary(labels) -> np.ndarray:
 
 
 def _distance_to(boundary: np.ndarray) -> np.ndarray:
-    """Euclidean distance of every pixel to the nearest ``True`` pixel (exact; OpenCV's precise mask)."""
-    import cv2
+    """Euclidean distance of every pixel to the nearest ``True`` pixel (exact, float64).
 
-    return cv2.distanceTransform((~boundary).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE).astype(np.float64)
+    SciPy's exact transform, not OpenCV's ``DIST_MASK_PRECISE``: OpenCV's
+    float32 result changes in the last bits with the number of threads it
+    runs on, so a score would depend on the process that computed it.
+    """
+    from scipy import ndimage
+
+    return ndimage.distance_transform_edt(~boundary)
 
 
 def boundary_maps(segs) -> list[tuple[np.ndarray, np.ndarray]]:

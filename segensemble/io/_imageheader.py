@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-__all__ = ["declared_shape"]
+__all__ = ["declared_shape", "exif_orientation", "register_heif"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: JPEG start-of-frame markers (baseline, progressive, lossless, arithmetic); C4, C8 and CC are not frames.
@@ -56,11 +56,45 @@ def _jpeg_shape(fh):
             return None
 
 
+def register_heif() -> bool:
+    """Let Pillow open HEIC/HEIF files (phones' default format) through pillow-heif; False when it is missing."""
+    try:
+        import pillow_heif
+    except ImportError:
+        return False
+    pillow_heif.register_heif_opener()
+    return True
+
+
+def exif_orientation(path) -> int:
+    """The EXIF orientation tag (1 to 8) of an image file, 1 when it has none; read from the header only.
+
+    Phones store a photo taken upright as the sensor saw it and tag how a
+    viewer must turn it. HEIC files come from pillow-heif already turned
+    (their tag then reads 1).
+    """
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    register_heif()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(path) as im:
+                value = im.getexif().get(0x0112, 1)
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, struct.error, TypeError, KeyError,
+            Image.DecompressionBombError):
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
 def _pillow_shape(path: Path):
     import warnings
 
     from PIL import Image, UnidentifiedImageError
 
+    register_heif()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

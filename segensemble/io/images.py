@@ -13,17 +13,20 @@ import cv2
 import numpy as np
 
 from segensemble.atomic import atomic_write_bytes
-from segensemble.errors import FileFormatError, InputError
+from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image
 
-__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "decode_image", "read_image",
-           "write_image"]
+__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "image_orientation",
+           "apply_orientation", "decode_image", "read_image", "write_image"]
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm")
-#: Largest image, label map or ground truth (pixels) read as is: segmenting takes about 1 GB of memory
-#: per megapixel with the default segmenters (measured: 3 MP 3.2 GB, 12 MP 12.7 GB), so 3 MP stays
-#: within 4 GB. Every reader checks the size a file *declares* before decoding it.
-MAX_PIXELS = 3_000_000
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
+#: Largest image, label map or ground truth (pixels) read: a guard against decompression bombs that real
+#: photos never reach (a 24-megapixel phone photo, a 100-megapixel panorama). Recipes process large images
+#: at their working scale (:mod:`segensemble.workscale`), so memory does not grow with the pixel count
+#: beyond a few bytes a pixel. Every reader checks the size a file *declares* before decoding it.
+MAX_PIXELS = 100_000_000
+#: HEIF brands (the ``ftyp`` box of HEIC/HEIF files): decoded through pillow-heif.
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
 
 def _existing(path) -> Path:
@@ -56,12 +59,15 @@ def check_pixel_limit(shape, max_pixels, name: str) -> None:
     if h * w > max_pixels:
         raise InputError(
             f"{name}: {w}x{h} = {h * w:,} pixels is above the limit of {max_pixels:,} "
-            f"(about 1 GB of memory per megapixel); downscale it, or use --downscale / --max-pixels"
+            f"(a guard against decompression bombs); downscale it, or use --downscale / --max-pixels"
         )
 
 
-def image_shape(path) -> tuple[int, int]:
-    """(height, width) declared by an image file's header; nothing is decoded.
+def image_shape(path, *, orient: bool = True) -> tuple[int, int]:
+    """(height, width) declared by an image file's header, as displayed; nothing is decoded.
+
+    With ``orient`` (default) the EXIF orientation is applied: a photo stored
+    sideways and tagged "rotate 90" gives its upright shape.
 
     Raises
     ------
@@ -83,11 +89,55 @@ def image_shape(path) -> tuple[int, int]:
     shape = declared_shape(path)
     if shape is None or min(shape) < 1:
         raise FileFormatError(f"{path}: not a readable image (corrupt or unsupported format)")
+    if orient and image_orientation(path) >= 5:
+        return shape[1], shape[0]
     return shape
 
 
-_REDUCED = {1: cv2.IMREAD_UNCHANGED, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
-            8: cv2.IMREAD_REDUCED_COLOR_8}
+def image_orientation(path) -> int:
+    """The EXIF orientation (1 to 8) of an image file; 1 when untagged. See :func:`apply_orientation`.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from PIL import Image
+    >>> exif = Image.Exif(); exif[0x0112] = 6
+    >>> p = os.path.join(tempfile.mkdtemp(), "sideways.jpg")
+    >>> Image.new("RGB", (6, 4)).save(p, exif=exif.tobytes())
+    >>> image_orientation(p), image_shape(p), image_shape(p, orient=False)
+    (6, (6, 4), (4, 6))
+    """
+    from segensemble.io._imageheader import exif_orientation
+
+    return exif_orientation(path)
+
+
+def apply_orientation(image: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn an image (or label map) stored with EXIF ``orientation`` the way a viewer shows it (a view).
+
+    Examples
+    --------
+    >>> a = np.arange(6).reshape(2, 3)
+    >>> apply_orientation(a, 6).tolist()    # stored sideways: turned 90 degrees clockwise
+    [[3, 0], [4, 1], [5, 2]]
+    >>> [apply_orientation(a, o).shape for o in (1, 2, 3, 4, 5, 7, 8)]
+    [(2, 3), (2, 3), (2, 3), (2, 3), (3, 2), (3, 2), (3, 2)]
+    """
+    a = image
+    if orientation in (5, 6, 7, 8):
+        a = a.swapaxes(0, 1)
+    flip = {2: (False, True), 3: (True, True), 4: (True, False), 5: (False, False), 6: (False, True),
+            7: (True, True), 8: (True, False)}.get(orientation, (False, False))
+    if flip[0]:
+        a = a[::-1]
+    if flip[1]:
+        a = a[:, ::-1]
+    return a
+
+
+_REDUCED = {1: cv2.IMREAD_UNCHANGED, 2: cv2.IMREAD_REDUCED_COLOR_2 | cv2.IMREAD_IGNORE_ORIENTATION,
+            4: cv2.IMREAD_REDUCED_COLOR_4 | cv2.IMREAD_IGNORE_ORIENTATION,
+            8: cv2.IMREAD_REDUCED_COLOR_8 | cv2.IMREAD_IGNORE_ORIENTATION}
 
 
 def _quiet_imdecode(data: np.ndarray, flags: int):
@@ -104,11 +154,36 @@ def _quiet_imdecode(data: np.ndarray, flags: int):
         cvlog.setLogLevel(level)
 
 
-def decode_image(path, *, max_pixels=None, reduce: int = 1) -> np.ndarray:
-    """Decode an image file as stored (uint8/uint16, gray, RGB or RGBA); the size its header declares is checked first.
+def _is_heif(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+    return head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
+
+
+def _decode_heif(path: Path) -> np.ndarray:
+    """A HEIC/HEIF file through pillow-heif (turned as displayed), as 8-bit RGB or RGBA."""
+    from PIL import Image
+
+    from segensemble.io._imageheader import register_heif
+
+    if not register_heif():
+        raise FileFormatError(f"{path}: HEIC/HEIF images need pillow-heif (pip install pillow-heif)")
+    try:
+        with Image.open(path) as im:
+            im = im if im.mode in ("RGB", "RGBA", "L") else im.convert("RGB")
+            return np.asarray(im)
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise FileFormatError(f"{path}: not a readable image (corrupt HEIC/HEIF: {first_line(exc)})") from exc
+
+
+def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True) -> np.ndarray:
+    """Decode an image file (uint8/uint16, gray, RGB or RGBA); the size its header declares is checked first.
 
     ``reduce`` (2, 4 or 8) decodes at that fraction of the size, as 8-bit
-    colour (JPEG decodes directly at the reduced size).
+    colour (JPEG decodes directly at the reduced size). With ``orient``
+    (default) the EXIF orientation is applied, so the array has the shape a
+    viewer shows; ``orient=False`` gives the pixel grid as stored. HEIC/HEIF
+    files are read through pillow-heif.
 
     Examples
     --------
@@ -118,23 +193,31 @@ def decode_image(path, *, max_pixels=None, reduce: int = 1) -> np.ndarray:
     (dtype('uint8'), (4, 6, 3))
     """
     path = _existing(path)
-    shape = image_shape(path)
+    shape = image_shape(path, orient=False)
     check_pixel_limit((shape[0] // reduce, shape[1] // reduce), max_pixels, str(path))
-    data = np.fromfile(path, dtype=np.uint8)
-    img = _quiet_imdecode(data, _REDUCED[reduce])
+    if _is_heif(path):
+        img = _decode_heif(path)
+        if reduce > 1:
+            img = cv2.resize(img, (max(1, img.shape[1] // reduce), max(1, img.shape[0] // reduce)),
+                             interpolation=cv2.INTER_AREA)
+        return np.ascontiguousarray(img)
+    img = _quiet_imdecode(np.fromfile(path, dtype=np.uint8), _REDUCED[reduce])
     if img is None or img.size == 0:
         raise FileFormatError(f"{path}: not a readable image (corrupt or unsupported format)")
     if img.ndim == 3 and img.shape[2] == 3:
         img = img[:, :, ::-1]
     elif img.ndim == 3 and img.shape[2] == 4:
         img = img[:, :, [2, 1, 0, 3]]
+    if orient:
+        img = apply_orientation(img, image_orientation(path))
     return np.ascontiguousarray(img)
 
 
-def read_image(path, *, max_pixels=None) -> np.ndarray:
-    """Read an image file as float64 RGB in [0, 1], shape (H, W, 3).
+def read_image(path, *, max_pixels=None, orient: bool = True) -> np.ndarray:
+    """Read an image file as float64 RGB in [0, 1], shape (H, W, 3), turned as displayed (EXIF orientation).
 
-    8- and 16-bit, gray, RGB and RGBA files are accepted (alpha is dropped).
+    8- and 16-bit, gray, RGB and RGBA files are accepted (alpha is dropped);
+    HEIC/HEIF through pillow-heif. ``orient=False``: the pixel grid as stored.
 
     Parameters
     ----------
@@ -159,7 +242,7 @@ def read_image(path, *, max_pixels=None) -> np.ndarray:
     (4, 5, 3)
     """
     path = _existing(path)
-    raw = decode_image(path, max_pixels=max_pixels)
+    raw = decode_image(path, max_pixels=max_pixels, orient=orient)
     try:
         return check_image(raw)
     except InputError as exc:

@@ -1,0 +1,300 @@
+"""Fuse many photos: a recipe over an iterable of images, or over files into a folder, resumable.
+
+:func:`iter_recipe` is the library's way to apply one recipe to many images
+(paths or arrays) one after the other. :func:`fuse_files` is the batch behind
+``segensemble fuse a.jpg b.jpg … --out-dir OUT`` and ``segensemble fuse
+FOLDER --out-dir OUT``: one task per image on the project's resumable-batch
+machinery (:mod:`segensemble._batch`: worker processes or a Dask cluster,
+failures collected per image), every output written atomically, a per-image
+record under ``OUT/per_image/`` so that a re-run skips the images whose input
+and settings are unchanged, and ``OUT/summary.json`` listing what failed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
+from segensemble.atomic import atomic_write_text, remove_stale_temporaries
+from segensemble.errors import InputError
+from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS
+
+__all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_overlay", "read_unoriented",
+           "FuseSettings"]
+
+
+def image_files(paths) -> dict:
+    """``{stem: path}`` of the images named: files as given, folders expanded to the image files in them.
+
+    A folder contributes every file whose suffix is an image suffix
+    (:data:`segensemble.io.IMAGE_SUFFIXES`, any case), sorted by name; other
+    files are left out. Two images with one stem would write one output: refused.
+
+    Raises
+    ------
+    InputError
+        A path that does not exist, a folder without images, or two images with the same stem.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> for name in ("b.JPG", "a.png", "notes.txt"):
+    ...     _ = open(os.path.join(d, name), "wb").write(b"")
+    >>> sorted(image_files([d]))
+    ['a', 'b']
+    """
+    found: dict = {}
+    for p in map(Path, paths):
+        if p.is_dir():
+            files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+            if not files:
+                raise InputError(f"PATHS: {p} holds no image files ({', '.join(IMAGE_SUFFIXES)})")
+        elif p.exists():
+            files = [p]
+        else:
+            raise InputError(f"PATHS: {p}: file not found")
+        for f in files:
+            if f.stem in found and found[f.stem] != f:
+                raise InputError(f"PATHS: {found[f.stem]} and {f} would both write {f.stem}.png; rename one")
+            found[f.stem] = f
+    if not found:
+        raise InputError("PATHS: expected at least one image")
+    return found
+
+
+def iter_recipe(images, recipe="default", **kwargs):
+    """Apply one recipe to many images, one after the other: yields ``(image, FusionResult)``.
+
+    Parameters
+    ----------
+    images : iterable of paths or arrays
+    recipe : str or Recipe
+        Loaded and validated once.
+    **kwargs
+        Passed to :func:`segensemble.runner.run_recipe` for every image.
+
+    Examples
+    --------
+    >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
+    >>> [result.labels.shape for _, result in iter_recipe([img, img[:12]], "classic")]
+    [(24, 32), (12, 32)]
+    """
+    from segensemble.recipes import Recipe, load_recipe
+    from segensemble.runner import run_recipe
+
+    chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    for image in images:
+        yield image, run_recipe(image, chosen, **kwargs)
+
+
+def write_fused(result, output, *, source=None, overlay=None, confidence=None) -> None:
+    """Write a fused result: the label map, and optionally the boundaries drawn on the photo and the confidence.
+
+    ``source`` is the image (a path, read again at full resolution, or an
+    array) the overlay is drawn on.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.runner import run_recipe
+    >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
+    >>> d = tempfile.mkdtemp()
+    >>> write_fused(run_recipe(img, "classic"), os.path.join(d, "f.png"), source=img,
+    ...             overlay=os.path.join(d, "f.jpg"))
+    >>> sorted(os.listdir(d))
+    ['f.jpg', 'f.png']
+    """
+    from segensemble.io import write_array, write_image, write_labels
+
+    write_labels(output, result.labels)
+    if overlay is not None:
+        write_overlay(overlay, source, result.labels)
+    if confidence is not None:
+        conf = result.confidence
+        if Path(confidence).suffix.lower() == ".npy":
+            write_array(confidence, np.asarray(conf, dtype=np.float32))
+        else:
+            write_image(confidence, conf)
+
+
+def write_overlay(path, source, labels) -> None:
+    """Write the photo (a path, read at full resolution as displayed, or an array) with the boundaries of ``labels``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import read_image
+    >>> p = os.path.join(tempfile.mkdtemp(), "o.png")
+    >>> write_overlay(p, np.zeros((4, 4), np.uint8), np.array([[0, 0, 1, 1]] * 4))
+    >>> read_image(p)[0, :, 0].tolist()
+    [0.0, 1.0, 1.0, 0.0]
+    """
+    from segensemble.io import decode_image, write_image
+    from segensemble.report import overlay_boundaries
+
+    if source is None:
+        raise InputError("--overlay: needs the image (with --inputs, give --image)")
+    photo = decode_image(source) if isinstance(source, (str, Path)) else np.asarray(source)
+    if photo.shape[:2] != labels.shape:  # e.g. a JPEG decoded at reduced size above --max-pixels
+        import cv2
+
+        photo = cv2.resize(photo, labels.shape[::-1], interpolation=cv2.INTER_AREA)
+    write_image(path, overlay_boundaries(photo, labels))
+
+
+def read_unoriented(path, max_pixels=MAX_PIXELS, downscale: bool = False) -> np.ndarray:
+    """An image file's pixel grid as stored, EXIF orientation not applied (``--ignore-orientation``); header-checked.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from PIL import Image
+    >>> exif = Image.Exif(); exif[0x0112] = 6
+    >>> p = os.path.join(tempfile.mkdtemp(), "sideways.png")
+    >>> Image.new("RGB", (6, 4)).save(p, exif=exif.tobytes())
+    >>> read_unoriented(p).shape
+    (4, 6, 3)
+    """
+    from segensemble.imagesize import check_image_file
+    from segensemble.io import decode_image
+
+    _, reduce = check_image_file(path, max_pixels, downscale=downscale)
+    return decode_image(path, reduce=reduce, orient=False)
+
+
+@dataclass
+class FuseSettings:
+    """Everything that decides a batch's per-image outputs; their hash decides whether a record is reused."""
+
+    recipe: dict
+    random_state: int = 0
+    max_pixels: int | None = MAX_PIXELS
+    downscale: bool = False
+    image_aware: bool = True
+    working_pixels: object = "recipe"
+    confidence: str | None = None
+    overlay: str | None = None
+    confidence_dir: str | None = None
+    orient: bool = True
+
+    def key(self) -> str:
+        return settings_key(self)
+
+
+def _outputs(out: Path, image_id: str, settings: FuseSettings) -> dict:
+    paths = {"labels": out / f"{image_id}.png"}
+    if settings.overlay is not None:
+        paths["overlay"] = Path(settings.overlay) / f"{image_id}.jpg"
+    if settings.confidence_dir is not None:
+        paths["confidence"] = Path(settings.confidence_dir) / f"{image_id}.png"
+    return paths
+
+
+def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str, threads: int) -> dict:
+    """Fuse one image into ``out_dir`` (atomic writes); its record is written last."""
+    import time
+
+    from segensemble.recipes import recipe_from_mapping
+    from segensemble.runner import run_recipe
+
+    start = time.perf_counter()
+    out = Path(out_dir)
+    path = Path(files[image_id])
+    recipe = recipe_from_mapping(dict(settings.recipe), source=f"recipe {settings.recipe.get('name')!r}")
+    image = path if settings.orient else read_unoriented(path, settings.max_pixels, settings.downscale)
+    result = run_recipe(image, recipe, random_state=settings.random_state, max_pixels=settings.max_pixels,
+                        downscale=settings.downscale, image_aware=settings.image_aware,
+                        working_pixels=settings.working_pixels, confidence=settings.confidence, n_jobs=threads)
+    paths = _outputs(out, image_id, settings)
+    write_fused(result, paths["labels"], source=image, overlay=paths.get("overlay"),
+                confidence=paths.get("confidence"))
+    record = {"id": image_id, "config": settings.key(), "inputs": input_digests({"image": path}),
+              "image": str(path), "shape": list(result.labels.shape), "n_regions": int(result.labels.max()) + 1,
+              "processed_at": None if result.image is None else list(result.image.shape[:2]),
+              "seconds": round(time.perf_counter() - start, 3)}
+    atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(record, indent=1))
+    return record
+
+
+def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_pixels: int | None = MAX_PIXELS,
+               downscale: bool = False, image_aware: bool = True, working_pixels="recipe", orient: bool = True,
+               confidence: str | None = None, overlay_dir=None, confidence_dir=None, n_jobs: int = 1,
+               threads: int = 1, scheduler: str | None = None, progress=None) -> dict:
+    """Fuse every image of ``paths`` (files, or folders of them) into ``out_dir/<stem>.png``; resumable.
+
+    Parameters
+    ----------
+    paths : sequence of paths
+        Image files and folders (every image file in a folder, not recursive).
+    out_dir : path
+        Written: ``<stem>.png`` per image, ``per_image/<stem>.json``, ``summary.json``.
+    recipe : str or Recipe
+    overlay_dir, confidence_dir : path, optional
+        Also write ``<stem>.jpg`` (the boundaries drawn on the photo) / ``<stem>.png`` (the confidence) there.
+    orient : bool, default True
+        Apply the photos' EXIF orientation (False: their pixel grids as stored).
+    confidence : {'max', 'entropy', 'auto'} or None
+        The confidence map's kind (see :func:`~segensemble.runner.run_recipe`); needed with ``confidence_dir``.
+    n_jobs : int
+        Images at once, in worker processes; ``threads`` members at once within each.
+    scheduler : str, optional
+        A Dask scheduler address: the images run on its workers (a shared file system).
+    progress : callable, optional
+        ``progress(done, total)``.
+
+    Returns
+    -------
+    dict
+        The summary also written to ``out_dir/summary.json``: ``images``, ``fused`` (this run),
+        ``skipped`` (finished before, unchanged), ``failures`` ``{stem: message}``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> d = tempfile.mkdtemp()
+    >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
+    >>> _ = write_image(os.path.join(d, "a.png"), img)
+    >>> s = fuse_files([d], os.path.join(d, "out"), recipe="classic")
+    >>> s["fused"], s["failures"], sorted(os.listdir(os.path.join(d, "out")))
+    (1, {}, ['a.png', 'per_image', 'summary.json'])
+    """
+    from segensemble.recipes import Recipe, load_recipe
+    from segensemble.validation import check_output_path
+
+    files = image_files(paths)
+    chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    check_scheduler(scheduler)
+    if confidence_dir is not None and confidence is None:
+        raise InputError("confidence: give the kind of confidence map to write into confidence_dir")
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out-dir: {out} exists and is not a folder")
+    check_output_path(out / "summary.json", "--out-dir")
+    for folder in (overlay_dir, confidence_dir):
+        if folder is not None:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+    settings = FuseSettings(recipe=chosen.to_dict(), random_state=random_state, max_pixels=max_pixels,
+                            downscale=downscale, image_aware=image_aware, working_pixels=working_pixels,
+                            confidence=confidence, overlay=None if overlay_dir is None else str(overlay_dir),
+                            confidence_dir=None if confidence_dir is None else str(confidence_dir), orient=orient)
+    key = settings.key()
+    ids = list(files)
+    done = load_finished(out, ids, key, required=("{id}.png",), inputs=lambda i: {"image": files[i]})
+    done = {i: r for i, r in done.items() if all(p.is_file() for p in _outputs(out, i, settings).values())}
+    todo = [i for i in ids if i not in done]
+    out.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out)
+    results, failures = run_tasks(_fuse_task, todo, ({i: str(files[i]) for i in todo}, settings, str(out), threads),
+                                  jobs=n_jobs, progress=progress, done_before=len(done), total=len(ids),
+                                  scheduler=scheduler, output_dir=out)
+    summary = {"recipe": f"{chosen.name}@{chosen.version}", "config": key, "images": len(ids),
+               "fused": len(results), "skipped": len(done), "failures": dict(sorted(failures.items())),
+               "outputs": {i: str(_outputs(out, i, settings)["labels"]) for i in ids if i not in failures}}
+    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+    return summary
