@@ -63,3 +63,21 @@ def test_a_worker_killed_midway_loses_and_duplicates_nothing(cluster, tmp_path):
     assert len(list((out / "per_image").glob("*.json"))) == 8
     assert not list(out.rglob(".*.tmp"))
     assert np.isfinite(result["hierarchy"]["boundary"]["ods"]["f"])
+
+
+def test_fuse_a_folder_on_a_local_dask_cluster_equals_the_local_run(cluster, tmp_path):
+    from segensemble.batchfuse import fuse_files
+    from segensemble.io import write_image
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        img = np.zeros((40 + 10 * i, 60, 3))
+        img[:, 25:] = rng.random(3)
+        write_image(photos / f"p{i}.png", img)
+    local = fuse_files([photos], tmp_path / "local", recipe="classic")
+    dist = fuse_files([photos], tmp_path / "dask", recipe="classic", scheduler=cluster.scheduler_address)
+    assert local["failures"] == dist["failures"] == {} and dist["fused"] == 3
+    for i in range(3):
+        assert (tmp_path / "local" / f"p{i}.png").read_bytes() == (tmp_path / "dask" / f"p{i}.png").read_bytes()

@@ -281,3 +281,40 @@ def test_one_image_fuse_draws_its_boundaries_at_full_size(tmp_path):
     assert read_labels(out).shape == (70, 90) and read_image(ov).shape == (70, 90, 3)
     r = runner.invoke(app, ["fuse", str(p), "-o", str(p), "-r", "classic"])
     assert r.exit_code == 2 and "--output" in r.stderr
+
+
+def test_a_truncated_photo_is_one_line_and_writes_nothing(tmp_path):
+    p = tmp_path / "cut.jpg"
+    Image.fromarray(_blocks(200, 300)).save(p, quality=90)
+    p.write_bytes(p.read_bytes()[: p.stat().st_size // 2])
+    out, ov = tmp_path / "o.png", tmp_path / "o.jpg"
+    r = runner.invoke(app, ["fuse", str(p), "-o", str(out), "--overlay", str(ov), "-r", "classic"])
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "cut.jpg" in r.stderr
+    assert not out.exists() and not ov.exists() and sorted(x.name for x in tmp_path.iterdir()) == ["cut.jpg"]
+
+
+@pytest.mark.parametrize("kind", ["cmyk.jpg", "16bit.png", "16bit.tif", "photo.webp"])
+def test_other_ways_photos_are_stored_still_read(tmp_path, kind):
+    import cv2
+
+    rgb = _blocks(40, 60)
+    p = tmp_path / kind
+    if kind == "cmyk.jpg":
+        Image.fromarray(rgb).convert("CMYK").save(p, quality=95)
+    elif kind.startswith("16bit"):
+        cv2.imwrite(str(p), (rgb.astype(np.uint16) * 257)[:, :, ::-1])
+    else:
+        Image.fromarray(rgb).save(p, quality=95)
+    assert np.abs(read_image(p) - rgb / 255).mean() < 0.02
+
+
+def test_default_six_is_default_five_byte_for_byte_on_a_bsds_image(bsds_root):
+    from segensemble.datasets import BSDS500
+
+    ds = BSDS500(bsds_root)
+    path = ds.image_path("val", ds.ids("val")[0])
+    a = run_recipe(path, "default@5", hierarchy=True, confidence="auto")
+    b = run_recipe(path, "default@6", hierarchy=True, confidence="auto")
+    assert b.downscaled_from is None and a.labels.tobytes() == b.labels.tobytes()
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(a.levels, b.levels))
+    assert a.confidence.tobytes() == b.confidence.tobytes()

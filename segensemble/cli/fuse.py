@@ -204,11 +204,11 @@ def _check_batch(output, confidence, overlay, inputs, image, explain, boundary, 
 class _Stages:
     """The stages of one fuse on a terminal's stderr (a spinner with the stage and the members finished)."""
 
-    def __init__(self, quiet: bool):
+    def __init__(self, quiet: bool, total: int):
         from rich.status import Status
 
         self.enabled = not quiet and err.is_terminal
-        self.members = 0
+        self.members, self.total = 0, total
         self.status = Status("starting", console=err) if self.enabled else None
 
     def __enter__(self):
@@ -225,7 +225,7 @@ class _Stages:
             return
         if stage.startswith("member "):
             self.members += 1
-            stage = f"members: {self.members} done ({stage.split()[1]} last)"
+            stage = f"members: {self.members} of {self.total} done ({stage.split()[1]} last)"
         self.status.update(stage)
 
 
@@ -257,7 +257,7 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
     if ignore_orientation and not inputs:
         img = read_unoriented(img, max_pixels, downscale)
     cap = _agreement(agree, img, words, seed)
-    with _Stages(quiet) as stages:
+    with _Stages(quiet, len(chosen.segmenters)) as stages:
         result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False,
                             max_pixels=max_pixels, downscale=downscale,
                             confidence=None if confidence is None else confidence_kind.value,
