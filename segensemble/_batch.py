@@ -19,7 +19,10 @@ from segensemble.atomic import file_digest
 from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "input_digests",
-           "check_scheduler", "SCHEDULER_SCHEMES"]
+           "check_scheduler", "output_lock", "SCHEDULER_SCHEMES", "LOCK_NAME"]
+
+#: The file that marks a folder as being written by a live run (one writer per output folder).
+LOCK_NAME = ".segensemble-lock"
 
 #: Address schemes of a Dask distributed scheduler.
 SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
@@ -47,6 +50,83 @@ def check_scheduler(address):
         raise InputError(f"--scheduler: expected tcp://HOST:PORT (schemes {', '.join(SCHEDULER_SCHEMES)}), "
                          f"got {text!r}")
     return text
+
+
+class output_lock:
+    """One writer per output folder: a second run into a folder that a live run is writing is refused.
+
+    ``with output_lock(folder, "--out"):`` creates ``folder/.segensemble-lock``
+    (exclusively: of two runs starting at once, one gets it) holding this
+    process's id and host; another run finding it refuses with one line
+    naming the folder and that process. A lock left by a run that died (its
+    process is gone) is taken over. The lock is removed when the run ends,
+    however it ends.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with output_lock(d, "--out"):
+    ...     with output_lock(d, "--out"):
+    ...         pass
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: --out: ... is being written by another segensemble run (process ...); wait for it to finish or choose another folder
+    """
+
+    def __init__(self, folder, name: str = "--out"):
+        self.folder, self.name, self.path = Path(folder), name, Path(folder) / LOCK_NAME
+
+    def __enter__(self):
+        import socket
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "argv": sys.argv[:8]}
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                other = self._holder()
+                if other is not None:
+                    raise InputError(f"{self.name}: {self.folder} is being written by another segensemble run "
+                                     f"(process {other['pid']}{_command(other)}); wait for it to finish or choose "
+                                     "another folder") from None
+                self.path.unlink(missing_ok=True)  # a dead run's lock: taken over
+                continue
+            with os.fdopen(fd, "w") as fh:
+                json.dump(me, fh)
+            return self
+        raise InputError(f"{self.name}: could not lock {self.folder} for writing; try again")
+
+    def _holder(self):
+        """The live run holding the lock, or None when the lock is stale (its process gone) or unreadable."""
+        import socket
+
+        try:
+            other = json.loads(self.path.read_text())
+            pid = int(other["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if other.get("host") != socket.gethostname():
+            return other  # another machine's run on a shared folder: cannot tell, so it counts as live
+        if pid == os.getpid():
+            return other
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return other
+        return other
+
+    def __exit__(self, *exc):
+        self.path.unlink(missing_ok=True)
+        return False
+
+
+def _command(record) -> str:
+    argv = record.get("argv") or []
+    return f": {' '.join(map(str, argv))[:80]}" if argv else ""
 
 
 def settings_key(settings) -> str:
@@ -117,15 +197,22 @@ def _failure_message(exc: BaseException) -> str:
     return first_line(exc) if isinstance(exc, InputError) else describe_exception(exc)
 
 
+#: Seconds a Dask run waits with no worker on the cluster before it stops (its finished images are kept).
+WORKER_TIMEOUT = 60.0
+
+
 def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_before: int = 0, total: int | None = None,
-              scheduler: str | None = None, output_dir=None):
+              scheduler: str | None = None, output_dir=None, worker_timeout: float = WORKER_TIMEOUT):
     """Call ``task(image_id, *args)`` for every id.
 
     Locally (``jobs`` processes), or on a Dask distributed cluster when
     ``scheduler`` is its address (``tcp://host:port``): the workers must see
     the same paths (a shared file system). A task lost with a dead worker is
     run again elsewhere (``retries=2``); tasks write their outputs
-    atomically and idempotently, so nothing is lost or duplicated. When the
+    atomically and idempotently, so nothing is lost or duplicated. A cluster
+    with no worker for ``worker_timeout`` seconds (none started, or every one
+    lost) stops the run with a :class:`RuntimeError` naming the scheduler; the
+    images finished so far are kept, so a re-run resumes. When the
     local run is interrupted, its workers are killed and, with
     ``output_dir``, the temporaries they were writing there are removed.
 
@@ -155,7 +242,8 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         with client:
             futures = {client.submit(task, image_id, *args, key=f"segensemble-{image_id}-{settings_hash(args)}",
                                      pure=False, retries=2): image_id for image_id in ids}
-            _collect(futures, dask_completed(list(futures)), results, failures, tick)
+            _collect(futures, _dask_finished(client, list(futures), scheduler, worker_timeout), results, failures,
+                     tick)
         return results, failures
     if jobs == 1 or len(ids) <= 1:
         for image_id in ids:
@@ -169,7 +257,7 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         return results, failures
     others = set(active_children())  # never touch processes the caller started
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent,
-                               initargs=(os.getpid(),))
+                               initargs=(os.getpid(), _warnings_ignored()))
     try:
         futures = {pool.submit(task, image_id, *args): image_id for image_id in ids}
         _collect(futures, as_completed(futures), results, failures, tick)
@@ -182,6 +270,33 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
         raise
     pool.shutdown(wait=True)
     return results, failures
+
+
+def _dask_finished(client, futures: list, scheduler: str, worker_timeout: float):
+    """Yield Dask futures as they finish; stop when the cluster has had no worker for ``worker_timeout`` s."""
+    import time
+
+    from distributed import wait
+
+    pending, idle_since = set(futures), None
+    while pending:
+        try:
+            done = wait(pending, timeout=min(2.0, worker_timeout), return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            done = set()
+        for fut in done:
+            pending.discard(fut)
+            yield fut
+        if done or client.scheduler_info().get("workers"):
+            idle_since = None
+            continue
+        idle_since = idle_since or time.monotonic()
+        if time.monotonic() - idle_since >= worker_timeout:
+            for fut in pending:
+                fut.cancel()
+            raise RuntimeError(f"scheduler: no Dask worker at {scheduler} for {worker_timeout:g} s; "
+                               f"{len(pending)} image(s) not run (start workers and run again: finished images "
+                               "are kept)")
 
 
 def _stop_workers(pool, others: set) -> None:
@@ -198,7 +313,14 @@ def _stop_workers(pool, others: set) -> None:
 PARENT_POLL = 0.2
 
 
-def _die_with_parent(parent_pid: int) -> None:
+def _warnings_ignored() -> bool:
+    """Whether this process ignores every warning (the CLI without --debug): its workers then do too."""
+    import warnings
+
+    return bool(warnings.filters) and warnings.filters[0][0] == "ignore" and warnings.filters[0][2] is Warning
+
+
+def _die_with_parent(parent_pid: int, ignore_warnings: bool = False) -> None:
     """Worker initializer: end this process as soon as the parent process is gone.
 
     On Linux the kernel sends SIGKILL when the parent dies
@@ -217,6 +339,10 @@ def _die_with_parent(parent_pid: int) -> None:
             pass
     if os.getppid() != parent_pid:  # the parent died before the signal was armed
         os._exit(1)
+    if ignore_warnings:
+        import warnings
+
+        warnings.simplefilter("ignore")
 
     def watch():
         import time

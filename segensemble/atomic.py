@@ -48,6 +48,43 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     return path
 
 
+def atomic_write_all(files: dict) -> list:
+    """Write several files (``{path: bytes}``) so that they appear together or not at all.
+
+    Every file is first written to a temporary beside it; only when all are
+    written are they renamed into place (a failure before that removes the
+    temporaries and leaves every destination as it was).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> [p.name for p in atomic_write_all({d / "a.txt": b"a", d / "b.txt": b"b"})]
+    ['a.txt', 'b.txt']
+    """
+    staged = []
+    try:
+        for path, data in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
+            staged.append((tmp, path))
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    return [path for _, path in staged]
+
+
 def atomic_write_text(path, text: str) -> Path:
     """Write UTF-8 ``text`` to ``path`` atomically.
 

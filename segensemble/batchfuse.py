@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
+from segensemble._batch import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble.errors import InputError
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS
@@ -265,7 +265,7 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     (1, {}, ['a.png', 'per_image', 'summary.json'])
     """
     from segensemble.recipes import Recipe, load_recipe
-    from segensemble.validation import check_output_path
+    from segensemble.validation import check_distinct_paths, check_output_path
 
     files = image_files(paths)
     chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
@@ -276,6 +276,9 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     if out.exists() and not out.is_dir():
         raise InputError(f"--out-dir: {out} exists and is not a folder")
     check_output_path(out / "summary.json", "--out-dir")
+    folders = {f"PATHS[{i}]": p if Path(p).is_dir() else Path(p).parent for i, p in enumerate(paths)}
+    for name, folder in (("--out-dir", out), ("--overlay", overlay_dir), ("--confidence", confidence_dir)):
+        check_distinct_paths({name: folder}, folders)  # outputs never land among the photos they come from
     for folder in (overlay_dir, confidence_dir):
         if folder is not None:
             Path(folder).mkdir(parents=True, exist_ok=True)
@@ -283,18 +286,19 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
                             downscale=downscale, image_aware=image_aware, working_pixels=working_pixels,
                             confidence=confidence, overlay=None if overlay_dir is None else str(overlay_dir),
                             confidence_dir=None if confidence_dir is None else str(confidence_dir), orient=orient)
-    key = settings.key()
-    ids = list(files)
-    done = load_finished(out, ids, key, required=("{id}.png",), inputs=lambda i: {"image": files[i]})
-    done = {i: r for i, r in done.items() if all(p.is_file() for p in _outputs(out, i, settings).values())}
-    todo = [i for i in ids if i not in done]
-    out.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(out)
-    results, failures = run_tasks(_fuse_task, todo, ({i: str(files[i]) for i in todo}, settings, str(out), threads),
-                                  jobs=n_jobs, progress=progress, done_before=len(done), total=len(ids),
-                                  scheduler=scheduler, output_dir=out)
-    summary = {"recipe": f"{chosen.name}@{chosen.version}", "config": key, "images": len(ids),
-               "fused": len(results), "skipped": len(done), "failures": dict(sorted(failures.items())),
-               "outputs": {i: str(_outputs(out, i, settings)["labels"]) for i in ids if i not in failures}}
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
-    return summary
+    with output_lock(out, "--out-dir"):
+        key = settings.key()
+        ids = list(files)
+        done = load_finished(out, ids, key, required=("{id}.png",), inputs=lambda i: {"image": files[i]})
+        done = {i: r for i, r in done.items() if all(p.is_file() for p in _outputs(out, i, settings).values())}
+        todo = [i for i in ids if i not in done]
+        out.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(out)
+        results, failures = run_tasks(_fuse_task, todo, ({i: str(files[i]) for i in todo}, settings, str(out), threads),
+                                      jobs=n_jobs, progress=progress, done_before=len(done), total=len(ids),
+                                      scheduler=scheduler, output_dir=out)
+        summary = {"recipe": f"{chosen.name}@{chosen.version}", "config": key, "images": len(ids),
+                   "fused": len(results), "skipped": len(done), "failures": dict(sorted(failures.items())),
+                   "outputs": {i: str(_outputs(out, i, settings)["labels"]) for i in ids if i not in failures}}
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        return summary

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
-from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
-from segensemble.validation import check_int, check_output_path, check_n_segments
+from segensemble._batch import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
+from segensemble.validation import check_distinct_paths, check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError, warn_deprecated
 from segensemble.io import MAX_PIXELS
 from segensemble.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
@@ -185,6 +185,7 @@ def run_bench(
     progress=None,
     scheduler: str | None = None,
     jobs: int | None = None,
+    worker_timeout: float = 60.0,
 ) -> dict:
     """Segment, fuse and score every image of a dataset.
 
@@ -217,6 +218,9 @@ def run_bench(
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:port``) to run
         the images on instead of local processes; workers need the same paths.
+    worker_timeout : float, default 60
+        With ``scheduler``: stop (RuntimeError) after this many seconds with no
+        worker on the cluster; the finished images are kept for a re-run.
 
     Returns
     -------
@@ -244,58 +248,60 @@ def run_bench(
     n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     out = Path(out_dir)
     check_output_path(out, "--out", folder=True)
+    check_distinct_paths({"--out": out}, {"--bsds": bsds})
     check_scheduler(scheduler)
-    remove_stale_temporaries(out)  # left by a killed run
-    if bsds is None:
-        root = out / "dataset"
-        marker = root / f".synthetic-{synthetic_images}"
-        if not marker.is_file():
-            make_synthetic_dataset(root, n_images=synthetic_images, split=split)
-            atomic_write_text(marker, "complete\n")
-    else:
-        root = Path(bsds)
-    ds = BSDS500(root)
-    ids = ds.ids(split)
-    if limit is not None:
-        ids = ids[: check_int(limit, "limit", minimum=1)]
-    if not ids:
-        raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
-    required = ("fused/{id}.png", "members/{id}.mat") + (("segs/{id}.mat",) if config.hierarchy else ())
-    done = load_finished(out, ids, config.key(), required=required, inputs=lambda i: _inputs(ds, split, i))
-    todo = [i for i in ids if i not in done]
-    if progress:
-        progress(len(done), len(ids))
-    new, failures = run_tasks(
-        _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=n_jobs, progress=progress,
-        done_before=len(done), scheduler=scheduler, output_dir=out,
-    )
-    done.update(new)
-    results = [done[i] for i in ids if i in done]
-    summary = {
-        "dataset": str(ds.data),
-        "split": split,
-        "config": {**config.__dict__, "key": config.key()},
-        "n_images": len(results),
-        "table": _summarise(results, config) if results else {},
-        "seconds_per_image": {"median": float(np.median([r["seconds"] for r in results])) if results else None},
-        "failures": failures,
-        "downscaled": sum(1 for r in results if r.get("downscaled_from")),
-    }
-    if results:
-        atomic_write_text(out / "methods_per_image.csv", _per_image_csv(results, config))
-        _write_method_table(out / "methods.txt", summary)
-    if config.hierarchy and results and not failures:
-        from segensemble.score import ScoreConfig, score_results
+    with output_lock(out, "--out"):
+        remove_stale_temporaries(out)  # left by a killed run
+        if bsds is None:
+            root = out / "dataset"
+            marker = root / f".synthetic-{synthetic_images}"
+            if not marker.is_file():
+                make_synthetic_dataset(root, n_images=synthetic_images, split=split)
+                atomic_write_text(marker, "complete\n")
+        else:
+            root = Path(bsds)
+        ds = BSDS500(root)
+        ids = ds.ids(split)
+        if limit is not None:
+            ids = ids[: check_int(limit, "limit", minimum=1)]
+        if not ids:
+            raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
+        required = ("fused/{id}.png", "members/{id}.mat") + (("segs/{id}.mat",) if config.hierarchy else ())
+        done = load_finished(out, ids, config.key(), required=required, inputs=lambda i: _inputs(ds, split, i))
+        todo = [i for i in ids if i not in done]
+        if progress:
+            progress(len(done), len(ids))
+        new, failures = run_tasks(
+            _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=n_jobs, progress=progress,
+            done_before=len(done), scheduler=scheduler, output_dir=out, worker_timeout=worker_timeout,
+        )
+        done.update(new)
+        results = [done[i] for i in ids if i in done]
+        summary = {
+            "dataset": str(ds.data),
+            "split": split,
+            "config": {**config.__dict__, "key": config.key()},
+            "n_images": len(results),
+            "table": _summarise(results, config) if results else {},
+            "seconds_per_image": {"median": float(np.median([r["seconds"] for r in results])) if results else None},
+            "failures": failures,
+            "downscaled": sum(1 for r in results if r.get("downscaled_from")),
+        }
+        if results:
+            atomic_write_text(out / "methods_per_image.csv", _per_image_csv(results, config))
+            _write_method_table(out / "methods.txt", summary)
+        if config.hierarchy and results and not failures:
+            from segensemble.score import ScoreConfig, score_results
 
-        gt_dir = Path(ds.data) / "groundTruth" / split
-        h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
-                          max_pixels=None,
-                          n_jobs=n_jobs, subset=limit is not None, scheduler=scheduler)
-        summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
-                                "official_files": str(out / "eval_hierarchy")}
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
-    remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
-    return summary
+            gt_dir = Path(ds.data) / "groundTruth" / split
+            h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
+                              max_pixels=None,
+                              n_jobs=n_jobs, subset=limit is not None, scheduler=scheduler)
+            summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
+                                    "official_files": str(out / "eval_hierarchy")}
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
+        return summary
 
 
 def _write_method_table(path, summary) -> None:

@@ -16,7 +16,6 @@ import io
 import json
 from pathlib import Path
 
-from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
 
 __all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]
@@ -56,20 +55,65 @@ def load_scored(folder) -> dict:
     segensemble.errors.InputError: RESULTS: ... has no summary.json (a 'segensemble score' or 'bench' output folder)
     """
     path = _summary_file(Path(folder))
+    if path.stat().st_size > MAX_SUMMARY_BYTES:
+        raise FileFormatError(f"{path}: {path.stat().st_size:,} bytes; a benchmark summary has at most "
+                              f"{MAX_SUMMARY_BYTES:,}")
     try:
         s = json.loads(path.read_text())
-        row = {"n_images": int(s["n_images"])}
+        if not isinstance(s, dict):
+            raise TypeError(f"expected an object, got {type(s).__name__}")
+        n = s["n_images"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"n_images: expected a whole number >= 0, got {n!r}")
+        row = {"n_images": n}
         if "boundary" in s:
-            b = s["boundary"]
-            row.update(ods_f=b["ods"]["f"], ods_r=b["ods"]["recall"], ods_p=b["ods"]["precision"],
-                       ois_f=b["ois"]["f"], ap=b["ap"])
-            c = s.get("pr_curve")
-            row["curve"] = (c["recall"], c["precision"]) if c else None
-        for name, scores in s.get("region", {}).items():
-            row.update({f"{name}_{k}": v for k, v in scores.items() if k in ("ods", "ois")})
+            b = _table(s["boundary"], "boundary")
+            ods, ois = _table(b["ods"], "boundary.ods"), _table(b["ois"], "boundary.ois")
+            row.update(ods_f=_score(ods["f"], "boundary.ods.f"), ods_r=_score(ods["recall"], "boundary.ods.recall"),
+                       ods_p=_score(ods["precision"], "boundary.ods.precision"),
+                       ois_f=_score(ois["f"], "boundary.ois.f"), ap=_score(b["ap"], "boundary.ap"))
+            row["curve"] = _curve(s.get("pr_curve"))
+        for name, scores in _table(s.get("region", {}), "region").items():
+            for k, v in _table(scores, f"region.{name}").items():
+                if k in ("ods", "ois"):
+                    row[f"{name}_{k}"] = _score(v, f"region.{name}.{k}", unit=name not in _UNBOUNDED)
     except (ValueError, KeyError, TypeError) as exc:
         raise FileFormatError(f"{path}: not a benchmark summary ({type(exc).__name__}: {exc})") from exc
     return row
+
+
+#: Largest summary.json read (bytes): a 200-image summary with a 99-point curve is about 20 kB.
+MAX_SUMMARY_BYTES = 10_000_000
+#: Region measures that are not in [0, 1] (VOI in bits, BDE in pixels).
+_UNBOUNDED = ("voi", "bde")
+
+
+def _table(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _score(value, where: str, *, unit: bool = True) -> float:
+    """A finite score, in [0, 1] unless ``unit`` is False (then >= 0)."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where}: expected a finite number, got {value!r}")
+    if value < 0 or (unit and value > 1):
+        raise ValueError(f"{where}: expected a value in {'[0, 1]' if unit else '[0, inf)'}, got {value!r}")
+    return float(value)
+
+
+def _curve(c):
+    """(recall, precision) of a summary's ``pr_curve``: two lists of the same length, each value in [0, 1]."""
+    if c is None:
+        return None
+    c = _table(c, "pr_curve")
+    r, p = c["recall"], c["precision"]
+    if not isinstance(r, list) or not isinstance(p, list) or len(r) != len(p) or not r:
+        raise ValueError("pr_curve: expected recall and precision lists of one non-zero length")
+    return [_score(v, "pr_curve.recall") for v in r], [_score(v, "pr_curve.precision") for v in p]
 
 
 def _labels(folders, labels) -> list[str]:
@@ -126,20 +170,24 @@ def compare_results(folders, *, labels=None, out_dir=None, figure: str = "png") 
     names = _labels(folders, labels)
     rows = {name: load_scored(f) for name, f in zip(names, folders)}
     if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        from segensemble._batch import output_lock
+        from segensemble.atomic import atomic_write_all
+        from segensemble.validation import check_distinct_paths, check_output_path
+
+        out = check_output_path(Path(out_dir), "--out", folder=True)
+        check_distinct_paths({"--out": out}, {f"RESULTS[{i}]": f for i, f in enumerate(folders)})
         curves = {n: (*r["curve"], r["ods_f"], (r["ods_r"], r["ods_p"])) for n, r in rows.items() if r.get("curve")}
-        svg = ""
+        files, svg = {}, ""
         if curves:
-            from segensemble.atomic import atomic_write_bytes
             from segensemble.evaluation.plot import pr_figure
 
-            drawn = pr_figure(curves, figure)
-            atomic_write_bytes(out / f"compare.{figure}", drawn)
+            files[out / f"compare.{figure}"] = drawn = pr_figure(curves, figure)
             svg = (drawn if figure == "svg" else pr_figure(curves, "svg")).decode("utf-8")
-        atomic_write_text(out / "compare.csv", _csv(rows))
-        atomic_write_text(out / "compare.md", _markdown(rows))
-        atomic_write_text(out / "compare.html", _html(rows, svg))
+        files[out / "compare.csv"] = _csv(rows).encode()
+        files[out / "compare.md"] = _markdown(rows).encode()
+        files[out / "compare.html"] = _html(rows, svg).encode()
+        with output_lock(out, "--out"):  # every output drawn first, then written together
+            atomic_write_all(files)
     return {n: {k: v for k, v in r.items() if k != "curve"} for n, r in rows.items()}
 
 
@@ -181,7 +229,8 @@ def _markdown(rows) -> str:
     best = _best(rows, cols)
     for name, r in rows.items():
         cells = [("**{:.4f}**" if r[k] == best[k] else "{:.4f}").format(r[k]) if k in r else "" for k, _, _ in cols]
-        lines.append(f"| {name} | {r['n_images']} | " + " | ".join(cells) + " |")
+        shown = str(name).replace("\\", "\\\\").replace("|", "\\|")  # a '|' in a label is not a column
+        lines.append(f"| {shown} | {r['n_images']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

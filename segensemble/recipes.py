@@ -28,6 +28,8 @@ from segensemble.workscale import WORKING_PIXELS
 
 __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
 
+#: Largest recipe file read (bytes): a recipe is a few hundred bytes; this bounds what a parser is given.
+MAX_RECIPE_BYTES = 1_000_000
 #: Method parameters fitted to a recipe's particular members (dropped when the segmenters are replaced).
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
@@ -352,6 +354,8 @@ def load_recipe(name_or_path) -> Recipe:
         raise InputError(f"recipe: {key!r} is neither a built-in recipe ({', '.join(BUILTIN)}, or NAME@VERSION) "
                          "nor a file")
     suffix = path.suffix.lower()
+    if path.stat().st_size > MAX_RECIPE_BYTES:
+        raise InputError(f"{path}: a recipe file of {path.stat().st_size:,} bytes; at most {MAX_RECIPE_BYTES:,}")
     try:
         if suffix == ".toml":
             try:
@@ -364,7 +368,10 @@ def load_recipe(name_or_path) -> Recipe:
                 import yaml
             except ModuleNotFoundError as exc:
                 raise InputError(f"{path}: YAML recipes need PyYAML (pip install pyyaml); or use TOML") from exc
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader)):
+                raise InputError(f"{path}: YAML aliases (*name) are not accepted in a recipe; write the values out")
+            data = yaml.safe_load(text)
         elif suffix == ".json":
             data = json.loads(path.read_text(encoding="utf-8"))
         else:

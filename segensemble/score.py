@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
-from segensemble._batch import check_scheduler, input_digests, load_finished, run_tasks, settings_key
-from segensemble.validation import check_int, check_output_path
+from segensemble._batch import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
+from segensemble.validation import check_distinct_paths, check_int, check_output_path
 from segensemble.errors import InputError, warn_deprecated
 from segensemble.evaluation.benchmark import MAX_NTHRESH
 from segensemble.io import MAX_PIXELS
@@ -203,54 +203,57 @@ def score_results(
     n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     results_dir, gt_dir, out = Path(results_dir), Path(gt_dir), Path(out_dir)
     check_output_path(out, "--out", folder=True)
+    check_distinct_paths({"--out": out}, {"RESULTS": results_dir, "--gt": gt_dir})
     check_scheduler(scheduler)
-    remove_stale_temporaries(out)  # left by a killed run
-    for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
-        if not d.is_dir():
-            raise InputError(f"{name}: {d} is not a folder")
-    ids = ground_truth_ids(gt_dir)
-    if config.what != "boundary" and ids and not any((gt_dir / f"{i}.mat").is_file() for i in ids):
-        if config.what == "region":
-            raise InputError(f"what: {gt_dir} holds edge maps only, which have no regions; use what='boundary'")
-        config.what = "boundary"  # edge-map ground truth: 'all' is the boundary benchmark
-    if subset:
-        have = {p.stem for p in results_dir.iterdir() if p.suffix.lower() in RESULT_SUFFIXES}
-        ids = [i for i in ids if i in have]
-    if not ids:
-        raise InputError(f"gt_dir: no ground truth (.mat, edge maps){' with a result' if subset else ''} in {gt_dir}")
-    done = load_finished(out, ids, config.key(), inputs=lambda i: _inputs(results_dir, gt_dir, i))
-    todo = [i for i in ids if i not in done]
-    if progress:
-        progress(len(done), len(ids))
-    new, failures = run_tasks(
-        _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=n_jobs,
-        progress=progress, done_before=len(done), scheduler=scheduler, output_dir=out,
-    )
-    done.update(new)
-    scored = [i for i in ids if i in done]
-    summary = {
-        "results": str(results_dir), "ground_truth": str(gt_dir), "config": {**config.__dict__, "key": config.key()},
-        "n_images": len(scored), "failures": failures,
-    }
-    if scored:
-        evs = [ImageEvaluation.from_dict(done[i]["evaluation"]) for i in scored]
-        counts = {len(e.boundary.thresholds if e.boundary else e.region.thresholds) for e in evs}
-        if len(counts) > 1:
-            raise InputError(
-                f"results: images have different numbers of thresholds {sorted(counts)}; "
-                "the benchmark needs the same number for every image"
-            )
-        bsum = collect_boundaries([e.boundary for e in evs]) if evs[0].boundary is not None else None
-        rsum = collect_regions([e.region for e in evs]) if evs[0].region is not None else None
-        write_official_files(out, bsum, rsum)
-        atomic_write_text(out / "per_image.csv", _per_image_csv(scored, evs, bsum, rsum))
-        if bsum:
-            summary["boundary"] = bsum.to_dict()
-            summary["pr_curve"] = {"threshold": bsum.thresholds.tolist(), "recall": bsum.R_thr.tolist(),
-                                   "precision": bsum.P_thr.tolist()}
-        if rsum:
-            summary["region"] = rsum.to_dict()
-        summary["ids"] = scored
-    atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
-    remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
-    return summary
+    with output_lock(out, "--out"):
+        remove_stale_temporaries(out)  # left by a killed run
+        for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
+            if not d.is_dir():
+                raise InputError(f"{name}: {d} is not a folder")
+        ids = ground_truth_ids(gt_dir)
+        if config.what != "boundary" and ids and not any((gt_dir / f"{i}.mat").is_file() for i in ids):
+            if config.what == "region":
+                raise InputError(f"what: {gt_dir} holds edge maps only, which have no regions; use what='boundary'")
+            config.what = "boundary"  # edge-map ground truth: 'all' is the boundary benchmark
+        if subset:
+            have = {p.stem for p in results_dir.iterdir() if p.suffix.lower() in RESULT_SUFFIXES}
+            ids = [i for i in ids if i in have]
+        if not ids:
+            raise InputError(f"gt_dir: no ground truth (.mat, edge maps){' with a result' if subset else ''} in "
+                             f"{gt_dir}")
+        done = load_finished(out, ids, config.key(), inputs=lambda i: _inputs(results_dir, gt_dir, i))
+        todo = [i for i in ids if i not in done]
+        if progress:
+            progress(len(done), len(ids))
+        new, failures = run_tasks(
+            _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=n_jobs,
+            progress=progress, done_before=len(done), scheduler=scheduler, output_dir=out,
+        )
+        done.update(new)
+        scored = [i for i in ids if i in done]
+        summary = {
+            "results": str(results_dir), "ground_truth": str(gt_dir),
+            "config": {**config.__dict__, "key": config.key()}, "n_images": len(scored), "failures": failures,
+        }
+        if scored:
+            evs = [ImageEvaluation.from_dict(done[i]["evaluation"]) for i in scored]
+            counts = {len(e.boundary.thresholds if e.boundary else e.region.thresholds) for e in evs}
+            if len(counts) > 1:
+                raise InputError(
+                    f"results: images have different numbers of thresholds {sorted(counts)}; "
+                    "the benchmark needs the same number for every image"
+                )
+            bsum = collect_boundaries([e.boundary for e in evs]) if evs[0].boundary is not None else None
+            rsum = collect_regions([e.region for e in evs]) if evs[0].region is not None else None
+            write_official_files(out, bsum, rsum)
+            atomic_write_text(out / "per_image.csv", _per_image_csv(scored, evs, bsum, rsum))
+            if bsum:
+                summary["boundary"] = bsum.to_dict()
+                summary["pr_curve"] = {"threshold": bsum.thresholds.tolist(), "recall": bsum.R_thr.tolist(),
+                                       "precision": bsum.P_thr.tolist()}
+            if rsum:
+                summary["region"] = rsum.to_dict()
+            summary["ids"] = scored
+        atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
+        remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
+        return summary

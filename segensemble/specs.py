@@ -21,11 +21,22 @@ def check_segmenter_params(method: str, params: dict):
 
     from segensemble import segmenters
 
+    import math
+    from numbers import Real
+
     fn = segmenters.get(method)
-    valid = [p for p, v in inspect.signature(fn).parameters.items() if v.kind == v.KEYWORD_ONLY and p != "rng"]
+    signature = inspect.signature(fn).parameters
+    valid = [p for p, v in signature.items() if v.kind == v.KEYWORD_ONLY and p != "rng"]
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise InputError(f"params: {method} has no parameter {unknown[0]!r}; expected one of {', '.join(valid)}")
+    for key, value in params.items():  # what can be told before running: numbers where numbers go, finite
+        default = signature[key].default
+        numeric = isinstance(default, Real) and not isinstance(default, bool)
+        if numeric and (isinstance(value, bool) or not isinstance(value, Real)):
+            raise InputError(f"params: {method}: {key} expected a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"params: {method}: {key} expected a finite number, got {value!r}")
     return fn
 
 

@@ -102,6 +102,26 @@ def check_n_segments(value, name: str = "n_segments", *, allow_auto: bool = True
     return check_int(value, name, minimum=1)
 
 
+def check_real(values, name: str) -> np.ndarray:
+    """An array of real numbers or booleans; complex, string, bytes, structured and object data are refused.
+
+    The one dtype rule of every reader and checker of images, maps and
+    labels: a numpy conversion would otherwise drop an imaginary part or
+    parse ``"0.5"`` as a number without a word.
+
+    Examples
+    --------
+    >>> check_real(np.array([1 + 2j]), "boundary")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: boundary: expected real numbers (bool, integer or float), got dtype complex128
+    """
+    arr = np.asarray(values)
+    if arr.dtype == bool or arr.dtype.kind in "iuf":
+        return arr
+    raise InputError(f"{name}: expected real numbers (bool, integer or float), got dtype {arr.dtype}")
+
+
 def check_image(image, name: str = "image") -> np.ndarray:
     """Convert an image to a float64 RGB array of shape (H, W, 3) in [0, 1].
 
@@ -117,8 +137,9 @@ def check_image(image, name: str = "image") -> np.ndarray:
     ((2, 2, 3), 1.0)
     """
     arr = np.asarray(image)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if arr.dtype == object:
         raise InputError(f"{name}: expected a numeric image array, got {describe_value(image)}")
+    check_real(arr, name)
     if arr.ndim == 3 and arr.shape[2] == 1:
         arr = arr[:, :, 0]
     if arr.ndim == 2:
@@ -211,6 +232,9 @@ def check_output_path(path, name: str, *, folder: bool = False):
 def check_distinct_paths(outputs: dict, inputs: dict = None) -> None:
     """Refuse outputs that would overwrite each other or an input (``{option: path}`` each).
 
+    The same file is recognised through symbolic links, relative paths and
+    hard links (same device and inode).
+
     Examples
     --------
     >>> check_distinct_paths({"--output": "a.png", "--confidence": "./a.png"})
@@ -224,12 +248,18 @@ def check_distinct_paths(outputs: dict, inputs: dict = None) -> None:
     for name, p in list((inputs or {}).items()) + list(outputs.items()):
         if p is None:
             continue
-        key = os.path.realpath(p)
-        if key in seen and name in outputs:
-            other = seen[key]
+        keys = [os.path.realpath(p)]  # the same file through symbolic links or '..'
+        try:
+            st = os.stat(p)
+            keys.append((st.st_dev, st.st_ino))  # the same file through a hard link
+        except OSError:
+            pass
+        other = next((seen[k] for k in keys if k in seen), None)
+        if other is not None and name in outputs:
             what = f"the {other} file" if other in outputs else f"the input {other}"
             raise InputError(f"{name}: {os.path.normpath(p)} is also {what}; give different paths")
-        seen.setdefault(key, name)
+        for k in keys:
+            seen.setdefault(k, name)
 
 
 def check_weights(weights, n: int, name: str = "weights") -> np.ndarray:
@@ -277,9 +307,10 @@ all zero), got [1, -1]
 
 
 def check_soft_map(values, name: str = "edges", *, unit_range: bool = False) -> np.ndarray:
-    """A soft boundary map (or any per-pixel strength): a non-empty, finite 2-D numeric array, as float64.
+    """A soft boundary map (or any per-pixel strength): a non-empty, finite 2-D real array, as float64.
 
-    With ``unit_range``, values must also lie in [0, 1].
+    With ``unit_range``, values must also lie in [0, 1]. Booleans are 0 and 1
+    (True: certainly a boundary), as in :func:`segensemble.io.read_boundary_map`.
 
     Examples
     --------
@@ -291,9 +322,10 @@ def check_soft_map(values, name: str = "edges", *, unit_range: bool = False) -> 
     segensemble.errors.InputError: edges: expected a 2-D numeric array (an (H, W) soft boundary map), got ...
     """
     arr = np.asarray(values)
-    if arr.ndim != 2 or arr.size == 0 or not np.issubdtype(arr.dtype, np.number):
+    if arr.ndim != 2 or arr.size == 0 or not (arr.dtype.kind in "iufbc" or arr.dtype == bool):
         raise InputError(f"{name}: expected a 2-D numeric array (an (H, W) soft boundary map), got "
                          f"{describe_value(values)}")
+    check_real(arr, name)
     arr = arr.astype(np.float64)
     if not np.isfinite(arr).all():
         raise InputError(f"{name}: expected finite values, got NaN or infinity")

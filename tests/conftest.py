@@ -7,6 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run: a CI run is never red by the luck of a draw (a solver
+# near-tie on one seed in a few hundred). Set HYPOTHESIS_PROFILE=explore to draw new examples while developing.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SEGENSEMBLE_SHARED", REPO.parent / "shared"))

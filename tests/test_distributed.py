@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("distributed")
+import distributed  # noqa: F401  (the [test] extra installs it: a missing one is a broken install, not a skip)
 
 from segensemble.bench import BenchConfig, run_bench  # noqa: E402
 from segensemble.recipes import BUILTIN  # noqa: E402

@@ -18,7 +18,6 @@ def test_recipe_files_toml_yaml_json(tmp_path):
                                      '[postprocess]\nmin_size = 20\n')
     r = load_recipe(tmp_path / "r.toml")
     assert (r.name, r.version, r.segmenters, r.postprocess) == ("t", "2", ("slic",), {"connected": False, "min_size": 20})
-    pytest.importorskip("yaml")
     (tmp_path / "r.yaml").write_text("name: y\nsegmenters: [felzenszwalb]\nmethod: vote\n")
     assert load_recipe(tmp_path / "r.yaml").method == "vote"
     (tmp_path / "r.json").write_text('{"name": "j", "segmenters": ["slic"], "method": "basic", "n_segments": 4}')

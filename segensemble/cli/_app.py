@@ -114,6 +114,10 @@ def _main(
 ):
     """Fuse image segmentations with consensus clustering and score them with the Berkeley benchmark."""
     _state["debug"] = debug
+    if not debug:  # numpy/OpenCV/scikit-learn warnings are not the user's business; --debug shows them
+        import warnings
+
+        warnings.simplefilter("ignore")
 
 
 def with_progress(label: str, run):

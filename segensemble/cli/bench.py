@@ -52,6 +52,9 @@ _Hierarchy = Annotated[bool, typer.Option(
         "--hierarchy/--no-hierarchy", help="Also write and score the sweep over K (ODS/OIS/best).")]
 _Scheduler = Annotated[Optional[str], typer.Option(
         "--scheduler", help="Run on a Dask distributed cluster (tcp://HOST:PORT); workers need the same paths.")]
+_WorkerTimeout = Annotated[float, typer.Option(
+        "--worker-timeout", help="With --scheduler: stop (exit 1, finished images kept) when the cluster has had no "
+        "worker for this many seconds.", min=1)]
 _Limit = Annotated[Optional[int], typer.Option("--limit", help="Only the first N images.", min=1)]
 _Synthetic = Annotated[bool, typer.Option(
         "--synthetic", help="Use the built-in synthetic dataset even if $SEGENSEMBLE_BSDS_ROOT is set.")]
@@ -70,6 +73,7 @@ def bench(
     param: Params = None,
     hierarchy: _Hierarchy = True,
     scheduler: _Scheduler = None,
+    worker_timeout: _WorkerTimeout = 60.0,
     max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
     jobs: Jobs = 1,
@@ -104,7 +108,7 @@ def bench(
                                      downscale=downscale)
     summary = with_progress("bench", lambda cb: run_bench(
         out_dir, bsds=None if synthetic else bsds, split=split, config=config, n_jobs=jobs, limit=limit,
-        progress=cb, scheduler=scheduler))
+        progress=cb, scheduler=scheduler, worker_timeout=worker_timeout))
     _print_summary(summary, config.recipe, split)
     out.print(f"results: {out_dir / 'summary.json'}", markup=False)
     if summary.get("downscaled"):

@@ -139,6 +139,8 @@ def score(
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
+    if plot is not None and what is What.region:
+        raise InputError("--plot: draws the boundary benchmark's precision/recall curve; not with --what region")
     _check_max_dist(max_dist)
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the results are soft maps
     if kind.value == "boundary" and what is What.all:  # soft maps have no regions: 'all' is the boundary benchmark

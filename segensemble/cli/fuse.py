@@ -156,7 +156,7 @@ def _report(result, chosen, output) -> None:
 
 
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,
-                 scheduler) -> None:
+                 scheduler, recipe=None) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
     from segensemble.validation import check_distinct_paths
     from segensemble.imagesize import check_image_file
@@ -182,9 +182,10 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
     else:
         check_image_file(paths[0], max_pixels, downscale=downscale)
     boundary_file = None if boundary in (None, "learned", "gradient") else boundary
+    recipe_file = recipe if recipe and Path(recipe).is_file() else None
     check_distinct_paths({"--output": output, "--confidence": confidence, "--overlay": overlay},
                          {**{f"PATHS[{i}]": p for i, p in enumerate(paths)}, "--image": image,
-                          "--boundary": boundary_file})
+                          "--boundary": boundary_file, "--recipe": recipe_file})
 
 
 def _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree):
@@ -386,7 +387,6 @@ def fuse(
       segensemble fuse photo.jpg -o fused.png --overlay fused.jpg
       segensemble fuse photos/ --out-dir fused/ --overlay fused/overlays
       segensemble fuse photo.jpg --recipe seed -m borda -o fused.png
-      segensemble fuse photo.jpg -s slic,felzenszwalb -m eac -k 8 -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
       segensemble fuse photo.jpg --recipe default@3 -m sccc -k 6 -o fused.png --agree --verbose
@@ -396,7 +396,8 @@ def fuse(
     if out_dir is not None:
         _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree)
     else:
-        _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary, scheduler)
+        _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary, scheduler,
+                     recipe)
     chosen = _recipe(recipe, segmenters, method, n_segments, param, inputs)
     _check_options(chosen, confidence, explain)
     if out_dir is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble.errors import FileFormatError, InputError
+from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image, check_int
 
 __all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
@@ -80,24 +80,69 @@ def load_boundary_model(path=None) -> BoundaryModel:
     return _load(str(DEFAULT_MODEL if path is None else path))
 
 
+#: Largest decompressed model read (bytes): the shipped model is 4.3 MB of JSON; a gzip bomb stops here.
+MAX_MODEL_BYTES = 64 * 1024 * 1024
+
+
+def _read_gzip(path: str, limit: int = MAX_MODEL_BYTES) -> bytes:
+    """A gzip file's content, refused past ``limit`` bytes (read in chunks; nothing larger is ever held)."""
+    out, size = [], 0
+    with gzip.open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            size += len(chunk)
+            if size > limit:
+                raise FileFormatError(f"{path}: decompresses to more than {limit:,} bytes; not a boundary model")
+            out.append(chunk)
+    return b"".join(out)
+
+
+class _silent_stderr:
+    """Standard error closed at the file-descriptor level (for C++ libraries that write to it directly)."""
+
+    def __enter__(self):
+        import os
+        import sys
+
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)
+        os.close(devnull)
+
+    def __exit__(self, *exc):
+        import os
+
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+
+
 @lru_cache(maxsize=4)
 def _load(path: str) -> BoundaryModel:
     import lightgbm
 
     try:
-        doc = json.loads(gzip.decompress(Path(path).read_bytes()))
-    except (OSError, EOFError, ValueError) as exc:
+        doc = json.loads(_read_gzip(path))
+    except FileFormatError:
+        raise
+    except (OSError, EOFError, ValueError, gzip.BadGzipFile) as exc:
         raise FileFormatError(f"{path}: not a boundary model file ({type(exc).__name__})") from exc
     if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
         raise FileFormatError(f"{path}: not a boundary model file (format {MODEL_FORMAT!r} expected)")
     if doc.get("features") != FEATURE_SET:
         raise FileFormatError(f"{path}: a model for features {doc.get('features')!r}; this version computes "
                               f"{FEATURE_SET!r}")
-    stages = tuple(lightgbm.Booster(model_str=s) for s in doc["stages"])
-    strides = tuple(int(s) for s in doc["strides"])
-    if len(strides) != len(stages):
-        raise FileFormatError(f"{path}: {len(strides)} strides for {len(stages)} stages")
-    return BoundaryModel(stages, strides, doc.get("info", {}))
+    stages, strides = doc.get("stages"), doc.get("strides")
+    if not (isinstance(stages, list) and 1 <= len(stages) <= 4 and all(isinstance(t, str) for t in stages)):
+        raise FileFormatError(f"{path}: stages: expected a list of 1 to 4 LightGBM model texts")
+    if not (isinstance(strides, list) and len(strides) == len(stages)
+            and all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 16 for v in strides)):
+        raise FileFormatError(f"{path}: strides: expected one whole number from 1 to 16 per stage, got {strides!r}")
+    try:
+        with _silent_stderr():  # LightGBM prints "[LightGBM] [Fatal] ..." itself before raising
+            boosters = tuple(lightgbm.Booster(model_str=t, params={"verbosity": -1}) for t in stages)
+    except (lightgbm.basic.LightGBMError, ValueError, TypeError) as exc:
+        raise FileFormatError(f"{path}: stages: not a readable LightGBM model ({first_line(exc)})") from exc
+    return BoundaryModel(boosters, tuple(strides), doc.get("info", {}))
 
 
 def predict_probability(booster, features, stride: int) -> np.ndarray:

@@ -56,7 +56,8 @@ def pr_figure(curves: dict, fmt: str = "png", *, title: str = "Boundary precisio
         if len(k):
             ax.annotate(f"F={f:.1f}", (r[k[-1]], p[k[-1]]), fontsize=6, color="0.6")
     for name, (rec, prec, ods_f, *ods_point) in curves.items():
-        line, = ax.plot(rec, prec, lw=2, label=f"[F={ods_f:.3f}] {name}")
+        shown = str(name).replace("$", r"\$")  # a label is text, never mathtext
+        line, = ax.plot(rec, prec, lw=2, label=f"[F={ods_f:.3f}] {shown}")
         if ods_point:  # the ODS operating point, as plot_eval.m marks it
             ax.plot(*ods_point[0], "o", color=line.get_color(), ms=6)
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="Recall", ylabel="Precision", title=title)

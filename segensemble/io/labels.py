@@ -12,7 +12,7 @@ from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io.images import MAX_PIXELS, _existing, check_pixel_limit, decode_image, image_shape
 from segensemble.segmentation import canonical_codes
-from segensemble.validation import check_label_map
+from segensemble.validation import check_label_map, check_real
 
 __all__ = ["LABEL_SUFFIXES", "check_label_file", "read_labels", "write_array", "write_labels"]
 
@@ -131,10 +131,11 @@ def _png_bytes(labels: np.ndarray, path: Path) -> bytes:
 def read_boundary_map(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
     """Read a soft boundary map (an edge detector's output) as float64 values in [0, 1].
 
-    ``.npy``: a 2-D float array in [0, 1], or integers (8-bit scale up to
-    255, else 16-bit). Image files (8- or 16-bit PNG, ...): the value over
-    255 or 65535, colour channels averaged. The size the file declares is
-    checked against ``max_pixels`` before decoding.
+    ``.npy``: a 2-D float array in [0, 1], booleans (True: 1, a boundary),
+    or integers (8-bit scale up to 255, else 16-bit); complex, string and
+    structured arrays are refused. Image files (8- or 16-bit PNG, ...): the
+    value over 255 or 65535, colour channels averaged. The size the file
+    declares is checked against ``max_pixels`` before decoding.
 
     Raises
     ------
@@ -158,7 +159,11 @@ def read_boundary_map(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
             raise FileFormatError(f"{path}: not a readable .npy file ({type(exc).__name__}: {exc})") from exc
     else:
         arr = decode_image(path, max_pixels=max_pixels)
-    integer = np.issubdtype(arr.dtype, np.integer) or arr.dtype == bool
+    try:
+        check_real(arr, str(path))
+    except InputError as exc:
+        raise FileFormatError(str(exc)) from exc
+    integer = np.issubdtype(arr.dtype, np.integer)
     arr = arr.astype(np.float64)
     if arr.ndim == 3:
         arr = arr[:, :, :3].mean(axis=2)
