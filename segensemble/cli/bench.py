@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from segensemble.io import MAX_PIXELS
-from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, err,
-                                  exit_on_failures, handle_errors, out, parse_params, with_progress)
+from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
+                                  err, exit_on_failures, handle_errors, out, parse_params, with_progress)
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:
@@ -134,5 +134,7 @@ def report(
     """
     from segensemble.report import write_report
 
+    if output is not None:  # an HTML file, never one of the bench files it is made from
+        check_output(output, (".html",), "--output")
     path = write_report(out_dir, output=output, limit=limit)
     err.print(f"report -> {path}", markup=False)

@@ -188,13 +188,19 @@ def compare(
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
     rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
     cols = present_columns(rows)
-    table = Table(title=f"{len(rows)} methods (↑ higher is better, ↓ lower)", title_justify="left")
-    table.add_column("measure", no_wrap=True)
-    for name in rows:
-        table.add_column(name, no_wrap=True, min_width=7)
-    for key, header, up in cols:
-        cells = [f"{r[key]:.4f}" if key in r else "" for r in rows.values()]
-        table.add_row(f"{header} {'↑' if up else '↓'}", *cells)
-    out.print(table)
+    names = list(rows)
+    while names:  # as many methods a table as the terminal can show: never a column silently dropped
+        room, part = max(out.width, 40) - 16, []
+        while names and (not part or room >= max(len(names[0]), 7) + 3):
+            room -= max(len(names[0]), 7) + 3
+            part.append(names.pop(0))
+        table = Table(title=f"{len(rows)} methods (↑ higher is better, ↓ lower)", title_justify="left")
+        table.add_column("measure", no_wrap=True)
+        for name in part:
+            table.add_column(name, no_wrap=True, min_width=7, overflow="fold")
+        for key, header, up in cols:
+            table.add_row(f"{header} {'↑' if up else '↓'}", *(f"{rows[n][key]:.4f}" if key in rows[n] else ""
+                                                               for n in part))
+        out.print(table)
     if out_dir is not None:
         out.print(f"figure and tables: {out_dir}", markup=False)

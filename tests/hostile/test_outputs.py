@@ -102,3 +102,22 @@ def test_fuse_out_dir_is_not_the_photos_folder(tmp_path, photo, refused, option)
     if option == "--overlay":
         args += ["--overlay", tmp_path]
     refused(args, "PATHS[0]", folder=tmp_path)
+
+
+def test_report_writes_html_only(tmp_path, refused):
+    from segensemble.bench import run_bench
+
+    out = tmp_path / "b"
+    run_bench(out, synthetic_images=1, config=None)
+    refused(["report", out, "-o", out / "summary.json"], "--output", ".html", folder=tmp_path)
+
+
+def test_edges_hierarchy_of_a_photo_processed_smaller_is_refused(tmp_path, refused):
+    """Finding 5: the ucm2 of the working size was written for a larger image (963 x 643 expected)."""
+    from segensemble.io import write_image
+
+    big = write_image(tmp_path / "big.png", np.random.default_rng(0).random((330, 490, 3)))
+    refused(["edges", big, "-o", tmp_path / "e.png", "--ucm2", tmp_path / "u.mat"], "--ucm2", "--working-pixels 0",
+            folder=tmp_path)
+    refused(["edges", big, "-o", tmp_path / "e.png", "--ucm2", tmp_path / "u.mat", "--max-pixels", "100000",
+             "--downscale", "--working-pixels", "0"], "--ucm2", folder=tmp_path)
