@@ -128,3 +128,28 @@ def test_compare_into_an_existing_file_is_one_line(tmp_path, refused):
     (good / "summary.json").write_text(json.dumps(_GOOD))
     (tmp_path / "taken").write_text("x")
     refused(["compare", good, "--out", tmp_path / "taken"], "--out", folder=tmp_path)
+
+
+def test_compare_shows_every_method_on_a_narrow_terminal(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+
+    folders = []
+    for i in range(50):
+        f = tmp_path / f"method{i:02d}"
+        f.mkdir()
+        (f / "summary.json").write_text(json.dumps(_GOOD))
+        folders.append(str(f))
+    monkeypatch.setenv("COLUMNS", "100")
+    r = CliRunner().invoke(app, ["compare", *folders])
+    assert r.exit_code == 0, r.output
+    assert all(f"method{i:02d}" in r.stdout for i in range(50))
+
+
+def test_an_empty_channel_map_is_refused_not_averaged(tmp_path, photo, refused):
+    import numpy as np
+
+    np.save(tmp_path / "b.npy", np.zeros((40, 60, 0)))
+    refused(["fuse", photo, "-o", tmp_path / "o.png", "--boundary", tmp_path / "b.npy", "-r", "classic"],
+            "b.npy", folder=tmp_path)
