@@ -18,8 +18,11 @@ with nearest-neighbour caching).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
-__all__ = ["LINKAGES", "weighted_linkage", "cut_tree", "lifetime_n_clusters"]
+from segensemble.consensus._memory import check_dense
+
+__all__ = ["LINKAGES", "weighted_linkage", "cut_tree", "lifetime_n_clusters", "clusters_to_k"]
 
 LINKAGES = ("average", "single", "complete")
 
@@ -142,3 +145,32 @@ def lifetime_n_clusters(heights: np.ndarray, top: float = 1.0, minimum: int = 2)
     ks = np.arange(minimum, n)
     life = h[n - ks + 1] - h[n - ks]
     return int(ks[int(np.argmax(life))])
+
+
+def clusters_to_k(ensemble, labels, k):
+    """Merge (average linkage on cluster co-association) or split to exactly k clusters."""
+    z = np.unique(labels, return_inverse=True)[1]
+    c = int(z.max()) + 1
+    H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
+    check_dense(H.shape[1], c, "co-association of the member clusters with the clusters brought to K", copies=2)
+    if c > k:
+        check_dense(c, c, "average linkage of the clusters brought to K", copies=3)
+        Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
+        HZ = (H.T @ Z).toarray()
+        S = HZ.T @ HZ / m  # sum of w_i w_j X_ij between clusters
+        size = np.asarray(Z.sum(axis=0)).ravel()
+        D = 1.0 - S / np.outer(size, size)
+        merges, _ = weighted_linkage(D, size, "average")
+        return cut_tree(merges, c, k)[z]
+    while c < k:  # split: the object least associated with its cluster starts a new one
+        Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
+        own = np.asarray(H @ (H.T @ Z).toarray())[np.arange(len(z)), z] / m
+        size = np.asarray(Z.sum(axis=0)).ravel()
+        movable = size[z] > w
+        if not movable.any():
+            break
+        score = np.where(movable, own / size[z], np.inf)
+        z = z.copy()
+        z[int(np.argmin(score))] = c
+        c += 1
+    return z

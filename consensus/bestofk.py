@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._linkage import clusters_to_k
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member"]
@@ -104,10 +105,8 @@ class BestOfK(ConsensusClusterer):
             self.best_member_ = best
             return ensemble.labels[:, best]
         # no member has K clusters: the medoid of those with more, merged down to K (else of all, split up to K)
-        from segensemble.consensus.correlation import _to_k
-
         k = min(int(self.n_clusters), ensemble.n_objects)
         more = np.flatnonzero(np.asarray(ensemble.n_clusters) > k)
         cand = more if len(more) else np.arange(ensemble.n_members)
         self.best_member_ = int(cand[np.argmin(cost[cand])])
-        return _to_k(ensemble, ensemble.labels[:, self.best_member_], k)
+        return clusters_to_k(ensemble, ensemble.labels[:, self.best_member_], k)

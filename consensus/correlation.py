@@ -16,6 +16,9 @@ import scipy.sparse as sp
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
+from segensemble.consensus._linkage import clusters_to_k
+from segensemble.consensus._memory import check_dense
+from segensemble.consensus.bestofk import BestOfK
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["CCPivot", "BOEM", "correlation_cost"]
@@ -48,38 +51,6 @@ def correlation_cost(ensemble, labels) -> float:
     same_cost = (same_pairs - diag) - (same_x - diag)
     diff_cost = all_x - same_x
     return 0.5 * (same_cost + diff_cost)
-
-
-def _to_k(ensemble, labels, k):
-    """Merge (average linkage on cluster co-association) or split to exactly k clusters."""
-    from segensemble.consensus._linkage import cut_tree, weighted_linkage
-    from segensemble.consensus._memory import check_dense
-
-    z = np.unique(labels, return_inverse=True)[1]
-    c = int(z.max()) + 1
-    H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
-    check_dense(H.shape[1], c, "co-association of the member clusters with the clusters brought to K", copies=2)
-    if c > k:
-        check_dense(c, c, "average linkage of the clusters brought to K", copies=3)
-        Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
-        HZ = (H.T @ Z).toarray()
-        S = HZ.T @ HZ / m  # sum of w_i w_j X_ij between clusters
-        size = np.asarray(Z.sum(axis=0)).ravel()
-        D = 1.0 - S / np.outer(size, size)
-        merges, _ = weighted_linkage(D, size, "average")
-        return cut_tree(merges, c, k)[z]
-    while c < k:  # split: the object least associated with its cluster starts a new one
-        Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
-        own = np.asarray(H @ (H.T @ Z).toarray())[np.arange(len(z)), z] / m
-        size = np.asarray(Z.sum(axis=0)).ravel()
-        movable = size[z] > w
-        if not movable.any():
-            break
-        score = np.where(movable, own / size[z], np.inf)
-        z = z.copy()
-        z[int(np.argmin(score))] = c
-        c += 1
-    return z
 
 
 @REGISTRY.register("ccpivot")
@@ -172,7 +143,7 @@ class CCPivot(ConsensusClusterer):
                 best = (z, cost)
         z = best[0]
         if self.n_clusters != "auto":
-            z = _to_k(ensemble, z, int(self.n_clusters))
+            z = clusters_to_k(ensemble, z, int(self.n_clusters))
         self.cost_ = correlation_cost(ensemble, z)
         return z
 
@@ -226,8 +197,6 @@ class BOEM(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        from segensemble.consensus.bestofk import BestOfK
-
         k_start = self.n_clusters if self.n_clusters == "auto" else min(int(self.n_clusters), ensemble.n_objects)
         start = BestOfK(n_clusters=k_start).fit(ensemble).labels_  # identical objects collapsed: maybe < K left
         H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
@@ -237,8 +206,6 @@ class BOEM(ConsensusClusterer):
         k = int(z.max()) + 1
         cap = k if fixed_k else k + self.max_moves + 1
         kk = k + (0 if fixed_k else 1)
-        from segensemble.consensus._memory import check_dense
-
         check_dense(n, kk, "gains of moving every object to every cluster (BOEM)", copies=2)
         Z = sp.csr_matrix((w, (np.arange(n), z)), shape=(n, kk))
         size = np.asarray(Z.sum(axis=0)).ravel()

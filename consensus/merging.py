@@ -19,7 +19,9 @@ import numpy as np
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer
-from segensemble.consensus._region_merger import RegionMerger
+from segensemble.graph.hierarchy import cut_hierarchy, merge_hierarchy  # noqa: F401  (public here too)
+from segensemble.graph.adjacency import atom_adjacency
+from segensemble.graph.merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 
@@ -57,120 +59,6 @@ LEARNED_THRESHOLD = 0.45
 
 #: Feature scales: Lab distance / 50, standardised-texture distance / 2.5 (both capped at 2).
 _COLOUR_SCALE, _TEXTURE_SCALE, _CAP = 50.0, 2.5, 2.0
-
-
-def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
-    """Adjacent atom pairs with their border length, member vote and mean gradient.
-
-    Parameters
-    ----------
-    index : (H, W) int array
-        Atom of every pixel.
-    labels : (n_atoms, m) int array
-        Member labels of every atom.
-    gradient : (H, W) array, optional
-        Boundary-strength image; averaged over the two pixels of every
-        4-adjacent pixel pair on the border.
-    member_weights : (m,) array, optional
-        Weights of the members in the vote, summing to 1 (equal by default).
-
-    Returns
-    -------
-    pairs : (E, 2) int array (a < b)
-    length : (E,) float array
-        Number of 4-adjacent pixel pairs across the border.
-    vote : (E,) float array
-        (Weighted) share of members that separate the two atoms.
-    grad : (E,) float array or None
-
-    Examples
-    --------
-    >>> idx = np.array([[0, 0, 1], [2, 2, 1]])
-    >>> L = np.array([[0, 0], [1, 0], [1, 1]])
-    >>> pairs, length, vote, _ = atom_adjacency(idx, L)
-    >>> pairs.tolist(), length.tolist(), vote.tolist()
-    ([[0, 1], [0, 2], [1, 2]], [1.0, 2.0, 1.0], [0.5, 1.0, 0.5])
-    """
-    from segensemble.adjacency import adjacent_pairs, pair_pixel_values
-
-    pairs, counts, d, inverse = adjacent_pairs(index, return_inverse=True)
-    length = counts.astype(np.float64)
-    m = labels.shape[1]
-    w = np.full(m, 1.0 / m) if member_weights is None else np.asarray(member_weights, dtype=np.float64)
-    vote = (labels[pairs[:, 0]] != labels[pairs[:, 1]]) @ w
-    grad = None
-    if gradient is not None:
-        ga, gb = pair_pixel_values(gradient, d)
-        grad = np.bincount(inverse, weights=(ga + gb) / 2, minlength=len(pairs)) / length
-    return pairs, length, vote, grad
-
-
-def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_size: float = 0,
-                    size_penalty: float = 0.0):
-    """Greedy merging by the weakest mean border strength.
-
-    With ``sizes`` and ``min_size``, a pair with a region smaller than
-    ``min_size`` is keyed ``strength - 1``: small regions are merged first,
-    each along its weakest border, before any border between large regions.
-    ``size_penalty`` lowers the key of every pair by
-    ``size_penalty * sqrt(A / min(size_u, size_v))`` with A a thousandth of
-    the total size, so smaller regions merge more readily at every scale.
-
-    Parameters
-    ----------
-    n_regions : int
-    pairs : (E, 2) int array
-    length : (E,) array
-        Border lengths (weights of the mean).
-    strength : (E,) array
-        Boundary strength of every border, in [0, 1].
-    sizes : (n_regions,) array, optional
-        Region sizes (pixels).
-    min_size : float, default 0
-    size_penalty : float, default 0
-
-    Returns
-    -------
-    merges : (n_merges, 2) int array
-        Representatives merged in order (the smaller index survives).
-    heights : (n_merges,) array, non-decreasing
-        Key of the border removed by each merge (mean strength, minus 1 for
-        small regions), made monotone.
-
-    Examples
-    --------
-    >>> m, h = merge_hierarchy(3, np.array([[0, 1], [1, 2]]), np.ones(2), np.array([0.2, 0.6]))
-    >>> m.tolist(), h.tolist()
-    ([[0, 1], [0, 2]], [0.2, 0.6])
-    """
-    sizes = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64)
-    ref = sizes.sum() / 1000.0
-
-    def key(m, u, v):
-        return m.border_mean(u, v)[0] - size_penalty * np.sqrt(ref / min(m.size[u], m.size[v]))
-
-    return RegionMerger(n_regions, pairs, length, strength, sizes=sizes).run(key, min_size=min_size)
-
-
-def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters=None):
-    """Labels after the merges below ``threshold`` (or down to ``n_clusters`` regions).
-
-    Examples
-    --------
-    >>> m, h = np.array([[0, 1], [0, 2]]), np.array([0.2, 0.6])
-    >>> cut_hierarchy(3, m, h, threshold=0.5).tolist(), cut_hierarchy(3, m, h, n_clusters=1).tolist()
-    ([0, 0, 1], [0, 0, 0])
-    """
-    if n_clusters is not None:
-        steps = max(0, min(len(merges), n_regions - int(n_clusters)))
-    else:
-        steps = int(np.searchsorted(heights, threshold, side="right"))
-    parent = np.arange(n_regions)
-    for keep, gone in merges[:steps]:
-        parent[gone] = keep
-    for i in range(n_regions):  # merges point to smaller survivors: one pass in index order resolves chains
-        parent[i] = parent[parent[i]]
-    return np.unique(parent, return_inverse=True)[1]
 
 
 def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:

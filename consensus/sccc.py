@@ -10,6 +10,7 @@ from segensemble.constraints import Interval, StrOptions
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, collapse_duplicate_rows
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import eigengap_n_clusters
+from segensemble.stability import normalized_mutual_information
 
 __all__ = ["SCCC", "sccc_seeds"]
 
@@ -105,8 +106,6 @@ class SCCC(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        from segensemble.evaluation.stability import normalized_mutual_information
-
         k = eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else int(self.n_clusters)
         comps, inverse = collapse_duplicate_rows(ensemble)
         S, sizes = comps.labels, comps.weights

@@ -18,7 +18,7 @@ from segensemble.atomic import atomic_write_bytes
 from segensemble.validation import check_int, check_random_state
 from segensemble.errors import InputError
 from segensemble.io import mat_bytes
-from segensemble.evaluation.boundaries import ground_truth_boundaries
+from segensemble.boundarymaps import ground_truth_boundaries
 from segensemble.io import write_image
 from segensemble.segmentation import canonical_codes
 

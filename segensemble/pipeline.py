@@ -2,130 +2,19 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from segensemble.validation import check_image, check_n_segments
-from segensemble.errors import InputError, warn_deprecated
+from segensemble.validation import check_n_segments
+from segensemble.errors import warn_deprecated
 from segensemble.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
                                    upscale_labels)
-from segensemble.segmentation import Segmentation
+from segensemble.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
+from segensemble.recipes import Recipe
+from segensemble.runner import run_recipe
 from segensemble.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec, parse_value
 
 __all__ = ["segment", "fuse", "confidence_map", "hierarchy_confidence", "run_segmenters", "available_cores",
-           # re-exported from segensemble.specs and segensemble.imagesize, where they live
+           # re-exported from segensemble.members, segensemble.specs and segensemble.imagesize, where they live
            "parse_segmenter_spec", "parse_segmenter_list", "parse_value", "check_segmenter_params",
            "limit_image_size", "load_image", "check_image_file", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
-
-
-def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
-    """Run one registered segmenter on an image.
-
-    Parameters
-    ----------
-    image : (H, W[, C]) array
-    method : str, default 'slic'
-        A name from ``segensemble.segmenters.available()``.
-    rng : None, int or numpy Generator
-    **params
-        Passed to the segmenter (e.g. ``n_segments=300``).
-
-    Returns
-    -------
-    Segmentation
-
-    Examples
-    --------
-    >>> img = np.zeros((16, 16, 3)); img[:, 8:] = 1
-    >>> segment(img, "felzenszwalb", scale=50, sigma=0, min_size=4).n_segments
-    2
-    """
-    fn = check_segmenter_params(method, params)
-    return fn(image, rng=rng, **params)
-
-
-def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None) -> list[Segmentation]:
-    """Run several segmenters on one image.
-
-    Parameters
-    ----------
-    image : (H, W[, C]) array
-    segmenters : str, or sequence of str or (str, dict)
-        Names (optionally ``'name:key=value,...'``) or (name, params) pairs;
-        one string is read as a comma-separated list (:func:`parse_segmenter_list`).
-    rng : None, int or numpy Generator
-        Seeds every segmenter deterministically (one child seed each).
-    n_jobs : int, default 1
-        Segmenters run at once, in threads (-1: one per available core); the
-        costliest start first. The results do not depend on it.
-    on_done : callable, optional
-        Called with each segmenter's name as it finishes (e.g. to show progress).
-
-    Returns
-    -------
-    list of Segmentation
-
-    Examples
-    --------
-    >>> img = np.random.default_rng(0).random((24, 24, 3))
-    >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0, n_jobs=2)]
-    ['slic', 'felzenszwalb']
-    """
-    from segensemble.validation import check_random_state
-
-    img = check_image(image)
-    if isinstance(segmenters, str):  # one spec, or a comma-separated list, as on the command line
-        segmenters = parse_segmenter_list(segmenters)
-    specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
-    if not specs:
-        raise InputError("segmenters: expected at least one segmenter, got none")
-    workers = min(available_cores(n_jobs), len(specs))
-    gen = check_random_state(rng)
-    seeds = gen.integers(0, 2**31 - 1, size=len(specs))
-    for name, params in specs:  # refuse bad specs before running any
-        check_segmenter_params(name, params)
-    def run(name, params, seed):
-        seg = segment(img, name, rng=int(seed), **params)
-        if on_done is not None:
-            on_done(name)
-        return seg
-
-    if workers == 1:
-        return [run(name, params, seed) for (name, params), seed in zip(specs, seeds)]
-    from concurrent.futures import ThreadPoolExecutor
-
-    from segensemble import segmenters as registry
-
-    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
-    try:
-        futures = {i: pool.submit(run, specs[i][0], specs[i][1], seeds[i]) for i in order}
-        return [futures[i].result() for i in range(len(specs))]
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def available_cores(n_jobs: int = -1) -> int:
-    """``n_jobs`` checked (a positive int, or -1 for every core this process may use) as a number of workers.
-
-    Examples
-    --------
-    >>> available_cores(3), available_cores(-1) >= 1
-    (3, True)
-    """
-    import os
-
-    from segensemble.validation import check_int
-
-    bad = InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}")
-    try:
-        n = check_int(n_jobs, "n_jobs", minimum=-1)
-    except InputError:
-        raise bad from None
-    if n == 0:
-        raise bad
-    if n == -1:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return n
 
 
 def fuse(
@@ -185,9 +74,6 @@ def fuse(
     >>> fuse([a, a, b], method="eac", n_segments=2).tolist()
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
-    from segensemble.recipes import Recipe
-    from segensemble.runner import run_recipe
-
     if "n_clusters" in params:  # the estimators' name for it
         warn_deprecated("fuse(n_clusters=...)", "n_segments")
         n_segments = params.pop("n_clusters")
@@ -198,62 +84,3 @@ def fuse(
     if return_estimator:
         return result.labels, result.estimator, result.ensemble
     return result.labels
-
-
-def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:
-    """Per-pixel confidence of a fitted soft consensus, in [0, 1].
-
-    Where the segmenters agree the fused memberships are sharp (confidence
-    near 1); where they disagree they spread out.
-
-    Parameters
-    ----------
-    estimator : fitted consensus estimator with ``memberships_``
-        E.g. from ``fuse(..., return_estimator=True)``.
-    ensemble : Ensemble
-        The ensemble it was fit on (maps atoms back to pixels).
-    kind : {'max', 'entropy'}, default 'max'
-        Largest membership, or one minus the normalised entropy
-        (:func:`segensemble.consensus.confidence`).
-
-    Returns
-    -------
-    (H, W) float64 array
-
-    Examples
-    --------
-    >>> a = np.array([[0, 0, 1, 1], [0, 0, 1, 1]])
-    >>> b = np.array([[0, 0, 0, 1], [0, 0, 0, 1]])
-    >>> labels, est, ens = fuse([a, a, b], method="vote_sum", n_segments=2, return_estimator=True)
-    >>> confidence_map(est, ens).round(2).tolist()
-    [[1.0, 1.0, 0.67, 1.0], [1.0, 1.0, 0.67, 1.0]]
-    """
-    from segensemble import consensus
-
-    mem = getattr(estimator, "memberships_", None) if estimator.capabilities.soft else None
-    if mem is None:
-        raise InputError(
-            f"confidence: method {type(estimator).__name__} gives no memberships; "
-            f"use one of {', '.join(consensus.soft_methods())}"
-        )
-    return ensemble.to_image(consensus.confidence(mem, kind))
-
-
-def hierarchy_confidence(levels) -> np.ndarray:
-    """Share of the hierarchy's levels in which a pixel lies on a region boundary (a sampled UCM).
-
-    Examples
-    --------
-    >>> hierarchy_confidence([np.array([[0, 0, 1]]), np.array([[0, 0, 0]])]).tolist()
-    [[0.0, 0.5, 0.5]]
-    """
-    acc = np.zeros(levels[0].shape)
-    for lab in levels:
-        edge = np.zeros(lab.shape, dtype=bool)
-        dx, dy = lab[:, 1:] != lab[:, :-1], lab[1:, :] != lab[:-1, :]
-        edge[:, 1:] |= dx
-        edge[:, :-1] |= dx
-        edge[1:, :] |= dy
-        edge[:-1, :] |= dy
-        acc += edge
-    return acc / len(levels)

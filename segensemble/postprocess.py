@@ -45,7 +45,7 @@ def merge_small(labels, image, min_size: int) -> np.ndarray:
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
     from segensemble.features import lab_colour
-    from segensemble.adjacency import merge_small_regions
+    from segensemble.graph.adjacency import merge_small_regions
 
     lab = check_label_map(labels, "labels")
     img = check_image(image)

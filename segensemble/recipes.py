@@ -134,7 +134,7 @@ class Recipe:
         """Check the segmenters, method, parameters and post-processing; return self."""
         from segensemble import consensus
         from segensemble.validation import check_int, check_n_segments
-        from segensemble.pipeline import check_segmenter_params, parse_segmenter_spec
+        from segensemble.specs import check_segmenter_params, parse_segmenter_spec
 
         where = f"recipe {self.name!r}"
         if not self.segmenters:

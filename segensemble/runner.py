@@ -16,7 +16,7 @@ import numpy as np
 from segensemble.errors import InputError
 from segensemble.imagesize import MAX_PIXELS, prepare_image, results_to_input_size, to_input_size, upscale_labels
 from segensemble.workscale import WORKING_PIXELS
-from segensemble.pipeline import hierarchy_confidence  # re-exported: where run_recipe's confidence='auto' comes from
+from segensemble.members import hierarchy_confidence  # re-exported: where run_recipe's confidence='auto' comes from
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
            "HIERARCHY_THRESHOLDS", "HIERARCHY_K", "CONFIDENCE_KINDS"]
@@ -104,7 +104,7 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
     19
     """
     from segensemble import consensus
-    from segensemble.consensus.merging import cut_hierarchy
+    from segensemble.graph.hierarchy import cut_hierarchy
 
     if estimator.capabilities.hierarchy:
         n = ensemble.n_objects
@@ -114,7 +114,7 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
 
 
 def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
-    from segensemble.pipeline import available_cores, run_segmenters
+    from segensemble.members import available_cores, run_segmenters
 
     available_cores(n_jobs)  # checked whether or not there are segmenters to run
     if members is None:
@@ -164,7 +164,7 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
 
 def _merge_tree(est, ens, fusion, recipe, boundary=None):
     """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
-    from segensemble.consensus.merging import cut_hierarchy
+    from segensemble.graph.hierarchy import cut_hierarchy
     from segensemble.consensus.spatial import check_spatial, merge_regions
 
     if fusion is not None:
@@ -318,7 +318,7 @@ def run_recipe(
     ((24, 32), 2, 2)
     """
     from segensemble import consensus
-    from segensemble.pipeline import confidence_map
+    from segensemble.members import confidence_map
     from segensemble.postprocess import cut_to_regions, postprocess as apply_postprocess
     from segensemble.recipes import Recipe, load_recipe
     from segensemble.validation import check_n_segments
@@ -398,7 +398,7 @@ def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: in
     >>> seg.n_segments, labels.shape
     (2, (16, 16))
     """
-    from segensemble.pipeline import segment
+    from segensemble.members import segment
 
     from segensemble.workscale import check_working_pixels
 

@@ -9,7 +9,7 @@ from scipy.sparse.csgraph import connected_components
 
 from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.segmentation import Segmentation
-from segensemble.adjacency import merge_small_regions
+from segensemble.graph.adjacency import merge_small_regions
 from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
 

@@ -11,7 +11,7 @@ from scipy.linalg import eigh
 from segensemble.validation import check_image, check_int, check_random_state
 from segensemble.features import boundary_strength, lab_colour, region_means, standardise, texture_features
 from segensemble.segmentation import Segmentation
-from segensemble.adjacency import adjacent_pairs
+from segensemble.graph.adjacency import adjacent_pairs
 from segensemble.segmenters._common import check_choice, check_positive, seed_of
 from segensemble.segmenters._registry import REGISTRY
 

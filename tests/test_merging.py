@@ -107,7 +107,7 @@ def test_size_penalty_merges_smaller_regions_first():
 # --- region statistics and the learned criterion -------------------------------------------------------------------
 
 def test_region_merger_keeps_exact_border_and_region_means():
-    from segensemble.consensus._region_merger import RegionMerger
+    from segensemble.graph.merger import RegionMerger
 
     # a path 0 - 1 - 2 and a border 0 - 2: after merging 0 and 1, the border to 2 pools both borders
     pairs = np.array([[0, 1], [1, 2], [0, 2]])

@@ -142,7 +142,7 @@ def test_f1_measures():
 
 def _reference_best_move_search(T, solution, k, max_iter=10_000):
     """The original E-CB-PCE local search (interpreted loops), kept as the reference for the vectorised one."""
-    from segensemble.consensus.pce import _feasible_start, metacluster_objective
+    from segensemble.consensus._pce_solver import _feasible_start, metacluster_objective
 
     meta = _feasible_start(T, solution, k)
     history = [metacluster_objective(T, meta)]

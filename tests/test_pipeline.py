@@ -67,11 +67,11 @@ def test_n_jobs_is_checked(bad):
 
 def test_a_bad_member_is_refused_before_any_member_runs(monkeypatch):
     """Serial or threaded, a misspelt parameter of the last member stops the run before the first one starts."""
-    from segensemble import pipeline
+    from segensemble import members
 
     ran = []
-    real = pipeline.segment
-    monkeypatch.setattr(pipeline, "segment", lambda *a, **k: ran.append(a[1]) or real(*a, **k))
+    real = members.segment
+    monkeypatch.setattr(members, "segment", lambda *a, **k: ran.append(a[1]) or real(*a, **k))
     img = np.random.default_rng(0).random((16, 16, 3))
     for n_jobs in (1, 2):
         with pytest.raises(InputError, match="nope"):

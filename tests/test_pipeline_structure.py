@@ -220,8 +220,9 @@ def test_cli_help_lists_choices_and_examples_one_per_line():
 
 
 def test_cli_modules_are_small_and_commands_short():
-    for path in sorted((REPO / "segensemble").rglob("*.py")):
-        assert len(path.read_text().splitlines()) <= 410, path
+    for folder in ("segensemble", "consensus", "segmenters", "datasets"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            assert len(path.read_text().splitlines()) <= 410, path
     for path in sorted((REPO / "segensemble" / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef):

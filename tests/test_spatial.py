@@ -14,7 +14,7 @@ import segensemble
 from segensemble import Ensemble, InputError, consensus
 from segensemble.cli import app
 from segensemble.consensus import spatial
-from segensemble.consensus._region_merger import RegionMerger
+from segensemble.graph.merger import RegionMerger
 from segensemble.consensus.spatial import (check_spatial, connected_atoms, image_aware_fit, majority_ensemble,
                                            merge_regions)
 from segensemble.io import read_labels

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.adjacency import adjacent_pairs, pair_pixel_values
+from segensemble.graph.adjacency import adjacent_pairs, pair_pixel_values
 from segensemble.errors import InputError
 from segensemble.validation import check_label_map, check_soft_map
 
@@ -78,7 +78,7 @@ class UCMHierarchy:
 
     def cut(self, *, threshold=None, n_segments=None) -> np.ndarray:
         """(H, W) labels of the hierarchy below ``threshold`` (or at ``n_segments`` regions)."""
-        from segensemble.consensus.merging import cut_hierarchy
+        from segensemble.graph.hierarchy import cut_hierarchy
 
         if (threshold is None) == (n_segments is None):
             raise InputError("cut: give exactly one of threshold and n_segments")
@@ -119,7 +119,7 @@ def boundary_hierarchy(probability, *, min_size: int = 0) -> UCMHierarchy:
     >>> h.cut(threshold=0.5)[0].tolist()
     [0, 0, 0, 1, 1, 1, 1, 1, 1]
     """
-    from segensemble.consensus.merging import merge_hierarchy
+    from segensemble.graph.hierarchy import merge_hierarchy
 
     p = check_soft_map(probability, "probability")
     regions = watershed_regions(p)
@@ -175,7 +175,7 @@ def ucm2_map(regions, distances) -> np.ndarray:
     largest of the elements around it, and the frame repeats the elements
     next to it (a contour that meets the image border cuts the frame too,
     as in the BSDS files). ``distances`` are those of
-    :func:`segensemble.adjacency.adjacent_pairs` of ``regions``, in its order.
+    :func:`segensemble.graph.adjacency.adjacent_pairs` of ``regions``, in its order.
 
     Examples
     --------

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.evaluation.regions import _check_gts, _contingency
+from segensemble.evaluation.contingency import _check_gts, _contingency
 
 __all__ = [
     "boundary_displacement_error",

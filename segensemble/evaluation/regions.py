@@ -20,9 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segensemble.validation import check_label_map
-from segensemble.errors import InputError
-from segensemble.segmentation import canonical_codes
+from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
+from segensemble.evaluation.contingency import _check_gts, _contingency, contingency_table
 
 __all__ = [
     "contingency_table",
@@ -34,55 +33,6 @@ __all__ = [
     "RegionCounts",
     "region_counts",
 ]
-
-_DENSE_CELLS = 20_000_000
-
-
-def _codes(labels) -> tuple[np.ndarray, int]:
-    lab = labels.ravel()
-    top = int(lab.max()) + 1
-    if top <= 4 * lab.size + 1024:
-        present = np.zeros(top, dtype=bool)
-        present[lab] = True
-        remap = np.cumsum(present) - 1
-        return remap[lab], int(present.sum())
-    codes, old = canonical_codes(lab)
-    return codes.astype(np.int64), len(old)
-
-
-def contingency_table(seg, gt) -> np.ndarray:
-    """Contingency table n(u, v) between two label maps of the same shape.
-
-    Labels are compacted first (absent labels have no row/column), so the
-    table has one row per region of ``seg`` and one column per region of ``gt``.
-
-    Returns
-    -------
-    (k_seg, k_gt) float64 array
-        Pixel counts of every pair of regions.
-
-    Examples
-    --------
-    >>> contingency_table(np.array([[0, 0, 1]]), np.array([[5, 7, 7]])).tolist()
-    [[1.0, 1.0], [0.0, 1.0]]
-    """
-    a = check_label_map(seg, "seg")
-    b = check_label_map(gt, "gt")
-    if a.shape != b.shape:
-        raise InputError(f"gt: expected the shape of seg {a.shape}, got {b.shape}")
-    return _contingency(a, b)
-
-
-def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ca, ka = _codes(a)
-    cb, kb = _codes(b)
-    if ka * kb <= _DENSE_CELLS:
-        return np.bincount(ca * kb + cb, minlength=ka * kb).reshape(ka, kb).astype(np.float64)
-    import scipy.sparse as sp
-
-    m = sp.coo_matrix((np.ones(ca.size), (ca, cb)), shape=(ka, kb)).tocsr()
-    return m  # sparse for huge label counts; callers use only sums and .multiply
-
 
 def _ri_voi(n) -> tuple[float, float]:
     """Rand index and VOI (log2) from a contingency table (``compare_segmentations``)."""
@@ -130,24 +80,6 @@ def variation_of_information(seg, gt) -> float:
     1.0
     """
     return _ri_voi(contingency_table(seg, gt))[1]
-
-
-def _check_gts(seg, gts) -> tuple[np.ndarray, list]:
-    s = check_label_map(seg, "seg")
-    if hasattr(gts, "segmentations"):
-        gts = gts.segmentations
-    if isinstance(gts, np.ndarray) and gts.ndim == 2:
-        gts = [gts]
-    gts = list(gts)
-    if not gts:
-        raise InputError("gts: expected at least one ground-truth segmentation, got none")
-    out = []
-    for i, g in enumerate(gts):
-        g = check_label_map(g, f"gts[{i}]")
-        if g.shape != s.shape:
-            raise InputError(f"gts[{i}]: expected the shape of seg {s.shape}, got {g.shape}")
-        out.append(g)
-    return s, out
 
 
 def probabilistic_rand_index(seg, gts) -> float:
@@ -218,8 +150,6 @@ class RegionCounts:
 
 def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool = True) -> RegionCounts:
     """Every count of ``s`` against ``gts``; ``consistency=False`` leaves GCE, LCE and BDE at NaN (not computed)."""
-    from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
-
     cntP_per_seg = None
     gt_best, gt_area = [], []
     ri_sum = voi_sum = gce_sum = lce_sum = 0.0

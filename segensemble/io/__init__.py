@@ -15,12 +15,12 @@ Examples
 
 from segensemble.io.images import (IMAGE_SUFFIXES, MAX_PIXELS, apply_orientation, check_pixel_limit, decode_image,
                                    image_orientation, image_shape, read_image, write_image)
-from segensemble.io.labels import (LABEL_SUFFIXES, check_label_file, read_boundary_map, read_labels, write_array,
-                                   write_labels)
+from segensemble.io.labels import (LABEL_SUFFIXES, check_label_file, read_boundary_map, read_labels,
+                                   read_segmentations, write_array, write_labels)
 from segensemble.io.groundtruth import (edge_map_files, ground_truth_file, ground_truth_ids, read_edge_ground_truth,
                                         read_truth)
 from segensemble.io.matfiles import (GroundTruth, check_mat_limit, mat_bytes, mat_variable_names, read_ground_truth,
-                                     read_segmentations, read_ucm2, write_segmentations, write_ucm2)
+                                     read_ucm2, write_segmentations, write_ucm2)
 
 __all__ = [
     "GroundTruth", "MAX_PIXELS", "IMAGE_SUFFIXES", "LABEL_SUFFIXES", "image_shape", "image_orientation",

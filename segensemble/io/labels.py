@@ -11,10 +11,11 @@ import numpy as np
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io.images import MAX_PIXELS, _existing, check_pixel_limit, decode_image, image_shape
+from segensemble.io.matfiles import _as_labels, check_mat_limit, read_mat_segmentations, write_segmentations
 from segensemble.segmentation import canonical_codes
 from segensemble.validation import check_label_map, check_real
 
-__all__ = ["LABEL_SUFFIXES", "check_label_file", "read_labels", "write_array", "write_labels"]
+__all__ = ["LABEL_SUFFIXES", "check_label_file", "read_labels", "read_segmentations", "write_array", "write_labels"]
 
 LABEL_SUFFIXES = (".png", ".npy", ".mat", ".tif", ".tiff", ".pgm")
 
@@ -34,8 +35,6 @@ def check_label_file(path, max_pixels=MAX_PIXELS) -> None:
     path = _existing(path)
     suffix = path.suffix.lower()
     if suffix == ".mat":
-        from segensemble.io.matfiles import check_mat_limit
-
         check_mat_limit(path, max_pixels)
     elif suffix == ".npy":
         shape = _npy_header(path)
@@ -43,13 +42,6 @@ def check_label_file(path, max_pixels=MAX_PIXELS) -> None:
             check_pixel_limit(shape[:2], max_pixels, str(path))
     else:
         check_pixel_limit(image_shape(path), max_pixels, str(path))
-
-
-def _as_labels(arr, path: Path, what: str) -> np.ndarray:
-    try:
-        return check_label_map(arr, what).astype(np.int32)
-    except InputError as exc:
-        raise FileFormatError(f"{path}: {exc}") from exc
 
 
 def _npy_header(path: Path) -> tuple:
@@ -99,9 +91,7 @@ def read_labels(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
             arr = arr[:, :, 0]
         return _as_labels(arr, path, "labels")
     if suffix == ".mat":
-        from segensemble.io.matfiles import read_segmentations
-
-        return read_segmentations(path, max_pixels=max_pixels)[0]
+        return read_mat_segmentations(path, max_pixels=max_pixels)[0]
     if suffix not in LABEL_SUFFIXES:
         raise FileFormatError(f"{path}: unsupported label file type {suffix!r}; expected one of {LABEL_SUFFIXES}")
     img = decode_image(path, max_pixels=max_pixels)
@@ -176,6 +166,26 @@ def read_boundary_map(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
     return arr
 
 
+def read_segmentations(path, *, max_pixels=MAX_PIXELS) -> list:
+    """Read every segmentation in a file, as a list of (H, W) int32 label maps.
+
+    A ``.mat`` file with ``segs`` (a cell of segmentations, as the BSDS
+    benchmark takes) gives all of them; any other label file gives one.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "s.mat")
+    >>> _ = write_segmentations(p, [np.zeros((2, 2), int), np.eye(2, dtype=int)])
+    >>> [s.max() for s in read_segmentations(p)]
+    [np.int32(1), np.int32(2)]
+    """
+    path = _existing(path)
+    if path.suffix.lower() == ".mat":
+        return read_mat_segmentations(path, max_pixels=max_pixels)
+    return [read_labels(path, max_pixels=max_pixels)]
+
+
 def write_array(path, array) -> Path:
     """Write a numeric array as ``.npy`` atomically (never pickled).
 
@@ -214,8 +224,6 @@ def write_labels(path, labels) -> Path:
     elif suffix == ".npy":
         return write_array(path, lab.astype(np.int32))
     elif suffix == ".mat":
-        from segensemble.io.matfiles import write_segmentations
-
         return write_segmentations(path, [lab])
     else:
         raise InputError(f"path: unsupported label output type {suffix!r} for {path}; use .png, .npy or .mat")

@@ -10,13 +10,13 @@ import numpy as np
 import scipy.io
 
 from segensemble.atomic import atomic_write_bytes
+from segensemble.boundarymaps import ground_truth_boundaries
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io.images import MAX_PIXELS, _existing, check_pixel_limit
-from segensemble.io.labels import _as_labels, read_labels
 from segensemble.validation import check_label_map
 
 __all__ = ["GroundTruth", "MAT_ARRAY_FACTOR", "MAT_TOTAL_FACTOR", "check_mat_limit", "mat_variable_names",
-           "read_segmentations", "read_ucm2", "read_ground_truth", "write_segmentations", "mat_bytes"]
+           "read_mat_segmentations", "read_ucm2", "read_ground_truth", "write_segmentations", "mat_bytes"]
 
 
 @dataclass
@@ -117,23 +117,27 @@ def _cell_arrays(value, path: Path, key: str) -> list:
     return [np.asarray(x) for x in arr.ravel()]
 
 
-def read_segmentations(path, *, max_pixels=MAX_PIXELS) -> list:
-    """Read every segmentation in a file, as a list of (H, W) int32 label maps.
+def _as_labels(arr, path: Path, what: str) -> np.ndarray:
+    try:
+        return check_label_map(arr, what).astype(np.int32)
+    except InputError as exc:
+        raise FileFormatError(f"{path}: {exc}") from exc
 
-    A ``.mat`` file with ``segs`` (a cell of segmentations, as the BSDS
-    benchmark takes) gives all of them; any other label file gives one.
+
+def read_mat_segmentations(path, *, max_pixels=MAX_PIXELS) -> list:
+    """The ``segs`` cell of a BSDS ``.mat`` file, as a list of (H, W) int32 label maps.
+
+    (:func:`segensemble.io.read_segmentations` reads any label file.)
 
     Examples
     --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "s.mat")
     >>> _ = write_segmentations(p, [np.zeros((2, 2), int), np.eye(2, dtype=int)])
-    >>> [s.max() for s in read_segmentations(p)]
+    >>> [s.max() for s in read_mat_segmentations(p)]
     [np.int32(1), np.int32(2)]
     """
     path = _existing(path)
-    if path.suffix.lower() != ".mat":
-        return [read_labels(path, max_pixels=max_pixels)]
     data = _load_mat(path, max_pixels)
     if "segs" not in data:
         found = sorted(k for k in data if not k.startswith("__"))
@@ -205,8 +209,6 @@ def read_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
         try:
             bd = np.asarray(cell["Boundaries"][0, 0]).astype(bool)
         except Exception:  # no Boundaries field: derive them as BSDS did
-            from segensemble.evaluation.boundaries import ground_truth_boundaries
-
             bd = ground_truth_boundaries(segs[-1])
         bdrys.append(bd)
         if segs[-1].shape != segs[0].shape:
@@ -230,7 +232,7 @@ def write_segmentations(path, segmentations) -> Path:
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "segs.mat")
     >>> _ = write_segmentations(p, [np.zeros((2, 3), int), np.arange(6).reshape(2, 3)])
-    >>> len(read_segmentations(p))
+    >>> len(read_mat_segmentations(p))
     2
     """
     path = Path(path)

@@ -1,0 +1,128 @@
+"""The import structure: no circle between modules, function-level imports included (read from the AST)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+#: Where each installed package's source lives (pyproject's package-dir mapping).
+PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO / "segmenters",
+            "segensemble.consensus": REPO / "consensus", "segensemble.datasets": REPO / "datasets"}
+#: Imports of the project's own modules inside functions. They hide circles and make the layers unreadable;
+#: this number may only go down (a deliberate deferral of a heavy dependency belongs at a package's top).
+MAX_FUNCTION_LEVEL_IMPORTS = 182
+
+
+def _modules() -> dict:
+    mods = {}
+    for pkg, folder in PACKAGES.items():
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            mods[".".join([pkg, *parts])] = path
+    return mods
+
+
+def _graph():
+    mods = _modules()
+
+    def owner(name):
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name
+
+    edges, inner = {m: set() for m in mods}, 0
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                subs = [f"{base}.{a.name}" for a in node.names]
+                targets = subs if all(s in mods for s in subs) else [base, *subs]
+            else:
+                continue
+            own = {owner(t) for t in targets if t.startswith("segensemble")} - {"", name}
+            edges[name] |= own
+            inner += bool(own) and node.col_offset > 0
+    return edges, inner
+
+
+def _circles(edges) -> list:
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):  # Tarjan's strongly connected components, iteratively deep enough for this tree
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_imports_itself_back():
+    edges, _ = _graph()
+    assert _circles(edges) == []
+
+
+#: The sub-packages, each one node of the package graph (the modules at the package root are nodes of their own).
+SUBPACKAGES = ("io", "evaluation", "edges", "graph", "cli", "segmenters", "consensus", "datasets")
+
+
+def test_no_package_imports_itself_back():
+    """io, evaluation, graph, edges, segmenters, consensus, datasets, cli: no circle between them either (a
+    circle through two packages is hidden from the module graph when it passes through different modules)."""
+    edges, _ = _graph()
+
+    def node(name):
+        parts = name.split(".")
+        return ".".join(parts[:2]) if len(parts) > 1 and parts[1] in SUBPACKAGES else name
+
+    packages = {}
+    for a, targets in edges.items():
+        packages.setdefault(node(a), set()).update(node(b) for b in targets if node(b) != node(a))
+    for targets in list(packages.values()):
+        for b in targets:
+            packages.setdefault(b, set())
+    assert _circles(packages) == []
+
+
+def test_the_graph_layer_sits_below_the_algorithms():
+    edges, _ = _graph()
+    reached = {b for a, targets in edges.items() if a.startswith("segensemble.graph") for b in targets}
+    assert not {b for b in reached if b.split(".")[1:2] and b.split(".")[1] in (
+        "consensus", "segmenters", "edges", "evaluation", "io", "cli", "datasets")}, reached
+
+
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_function_level_project_imports_do_not_grow():
+    _, inner = _graph()
+    assert inner <= MAX_FUNCTION_LEVEL_IMPORTS, inner
