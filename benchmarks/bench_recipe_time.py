@@ -35,7 +35,7 @@ import numpy as np
 def _worker(args) -> None:
     from segensemble.datasets import BSDS500
     from segensemble.pipeline import segment
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.runner import run_recipe
 
     ds = BSDS500(args.bsds)
     ids = ds.ids(args.split)[: args.images]

@@ -3,7 +3,7 @@
 For each recipe (default: ``default,seed``) the members are computed once per image
 (the recipe's segmenters, seeded as ``segensemble fuse --seed 0`` does); then
 every method is applied exactly as ``segensemble fuse IMAGE --recipe R -m
-METHOD`` applies it — :func:`segensemble.runner.run_recipe` with the recipe's
+METHOD`` applies it — :func:`segensemble.pipeline.runner.run_recipe` with the recipe's
 members, image-aware settings and post-processing and the method swapped in
 (its parameters reset to the method's defaults, as ``-m`` does) — and the
 fused segmentation is
@@ -64,10 +64,10 @@ def _image_task(args):
     root, split, image_id, recipes, methods, seed, n_segments, boundary = args
     from segensemble.datasets import BSDS500
     from segensemble.errors import InputError
-    from segensemble.imagesize import load_image
+    from segensemble.pipeline.imagesize import load_image
     from segensemble.pipeline import run_segmenters
-    from segensemble.recipes import load_recipe
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.recipes import load_recipe
+    from segensemble.pipeline.runner import run_recipe
 
     ds = BSDS500(root)
     image, _ = load_image(ds.image_path(split, image_id))

@@ -70,7 +70,7 @@ def one_image(args) -> dict:
     from segensemble.datasets import BSDS500
     from segensemble.evaluation.benchmark import MachineResult, evaluate_image
     from segensemble.io import decode_image, read_ground_truth
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.runner import run_recipe
 
     ds = BSDS500(root)
     path = ds.image_path(split, image_id)

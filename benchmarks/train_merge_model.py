@@ -56,8 +56,8 @@ from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
 from segensemble.evaluation.benchmark import MachineResult, evaluate_image  # noqa: E402
 from segensemble.features import boundary_strength  # noqa: E402
 from segensemble.pipeline import run_segmenters  # noqa: E402
-from segensemble.postprocess import postprocess  # noqa: E402
-from segensemble.recipes import load_recipe  # noqa: E402
+from segensemble.pipeline.postprocess import postprocess  # noqa: E402
+from segensemble.pipeline.recipes import load_recipe  # noqa: E402
 
 MIN_SIZE = 200
 #: Workers are spawned: a process forked after LightGBM (the boundary detector) has run can hang.

@@ -3,7 +3,10 @@
 import warnings
 
 from segensemble.graph.adjacency import *  # noqa: F401,F403
-from segensemble.graph.adjacency import __all__  # noqa: F401
+from segensemble.graph import adjacency as _target
 
-warnings.warn("segensemble.adjacency moved to segensemble.graph.adjacency; the old name goes in the next release",
-              DeprecationWarning, stacklevel=2)
+__all__ = list(_target.__all__)
+
+warnings.warn(
+    "segensemble.adjacency moved to segensemble.graph.adjacency; the old name goes in the next release",
+    DeprecationWarning, stacklevel=2)

@@ -143,7 +143,7 @@ def test_bench_on_synthetic_then_resume(tmp_path):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
-    from segensemble.recipes import BUILTIN
+    from segensemble.pipeline.recipes import BUILTIN
 
     assert summary["n_images"] == 2 and set(summary["table"]) == set(BUILTIN["default"].segmenters) | {"fused"}
     assert summary["config"]["recipe"] == f"default@{BUILTIN['default'].version}"
@@ -281,7 +281,7 @@ def test_bench_bad_dataset(tmp_path):
 
 
 def test_runtime_failure_exits_1(tmp_path, image_file, monkeypatch):
-    import segensemble.members as members
+    import segensemble.pipeline.members as members
 
     def boom(*a, **k):
         raise RuntimeError("solver exploded")

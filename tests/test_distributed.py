@@ -10,8 +10,8 @@ import pytest
 
 import distributed  # noqa: F401  (the [test] extra installs it: a missing one is a broken install, not a skip)
 
-from segensemble.bench import BenchConfig, run_bench  # noqa: E402
-from segensemble.recipes import BUILTIN  # noqa: E402
+from segensemble.batch.bench import BenchConfig, run_bench  # noqa: E402
+from segensemble.pipeline.recipes import BUILTIN  # noqa: E402
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_worker_killed_midway_loses_and_duplicates_nothing(cluster, tmp_path):
 
 
 def test_fuse_a_folder_on_a_local_dask_cluster_equals_the_local_run(cluster, tmp_path):
-    from segensemble.batchfuse import fuse_files
+    from segensemble.batch.photos import fuse_files
     from segensemble.io import write_image
 
     photos = tmp_path / "photos"

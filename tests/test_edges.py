@@ -249,8 +249,8 @@ def test_ucm_refuses_bad_input_naming_the_parameter():
 # --- soft boundary maps as the boundary evidence of the fusion --------------------------------------------------
 
 from segensemble.io import read_boundary_map  # noqa: E402
-from segensemble.runner import run_recipe  # noqa: E402
-from segensemble.recipes import load_recipe  # noqa: E402
+from segensemble.pipeline.runner import run_recipe  # noqa: E402
+from segensemble.pipeline.recipes import load_recipe  # noqa: E402
 
 
 def _scene():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import ndimage
 
-from segensemble.edges.nms import boundary_normal, edge_map_nms, non_maximum_suppression, triangle_smooth
+from segensemble.evaluation.nms import boundary_normal, edge_map_nms, non_maximum_suppression, triangle_smooth
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io import read_boundary_map, read_edge_ground_truth, write_image
 
@@ -152,7 +152,7 @@ def test_compare_draws_the_figure_and_the_table(tmp_path):
     from segensemble.cli import app
     from segensemble.datasets import make_synthetic_dataset
     from segensemble.io import read_ground_truth, write_segmentations
-    from segensemble.score import score_results
+    from segensemble.batch.score import score_results
 
     root = make_synthetic_dataset(tmp_path / "ds", n_images=2, shape=(30, 40))
     gt_dir = root / "data" / "groundTruth" / "test"

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from segensemble.cli import app
 from segensemble.io import apply_orientation, decode_image, image_shape, read_image, read_labels, write_image
-from segensemble.recipes import Recipe, load_recipe
-from segensemble.runner import run_recipe
-from segensemble.workscale import upsample_labels, working_image, working_shape
+from segensemble.pipeline.recipes import Recipe, load_recipe
+from segensemble.pipeline.runner import run_recipe
+from segensemble.pipeline.workscale import upsample_labels, working_image, working_shape
 
 runner = CliRunner()
 #: A cheap recipe with a working scale, for CLI and library round trips.

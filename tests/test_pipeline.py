@@ -56,7 +56,7 @@ def test_run_segmenters_in_threads_gives_the_serial_result_in_spec_order():
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, -1.0, "2", True])
 def test_n_jobs_is_checked(bad):
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.runner import run_recipe
 
     img = np.zeros((8, 8, 3))
     with pytest.raises(InputError, match="n_jobs"):
@@ -67,7 +67,7 @@ def test_n_jobs_is_checked(bad):
 
 def test_a_bad_member_is_refused_before_any_member_runs(monkeypatch):
     """Serial or threaded, a misspelt parameter of the last member stops the run before the first one starts."""
-    from segensemble import members
+    from segensemble.pipeline import members
 
     ran = []
     real = members.segment

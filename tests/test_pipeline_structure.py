@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 import segensemble
 from segensemble import consensus
 from segensemble.cli import app
-from segensemble.recipes import BUILTIN, VERSIONS, load_recipe
-from segensemble.runner import FusionResult, run_recipe
+from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe
+from segensemble.pipeline.runner import FusionResult, run_recipe
 
 runner = CliRunner()
 REPO = Path(__file__).resolve().parents[1]
@@ -75,7 +75,7 @@ def _blocks():
 
 def test_run_recipe_returns_everything_and_callers_agree(tmp_path):
     from segensemble.io import read_labels, write_image
-    from segensemble.recipes import Recipe
+    from segensemble.pipeline.recipes import Recipe
 
     recipe = Recipe("t", "1", ("slic:n_segments=12", "felzenszwalb:scale=50"), "merge",
                     params={"threshold": 0.5}, postprocess={"connected": True, "min_size": 20})
@@ -138,7 +138,7 @@ def test_no_state_is_kept_on_the_estimator_between_fits():
     assert not [k for k in vars(est) if k.startswith("_")]
 
 
-SUBPACKAGES = ("consensus", "segmenters", "datasets", "evaluation", "cli", "io")
+SUBPACKAGES = ("consensus", "segmenters", "datasets", "evaluation", "cli", "io", "graph", "pipeline", "batch", "edges")
 
 
 def _package_of(module: str) -> str:
@@ -182,7 +182,7 @@ def test_sklearn_private_parameter_validation_is_not_used():
 
 def test_old_names_still_work_with_a_deprecation_warning(tmp_path):
     from segensemble import errors
-    from segensemble.bench import BenchConfig
+    from segensemble.batch.bench import BenchConfig
     from segensemble.datasets import lac, make_subspace_clusters
 
     with pytest.warns(DeprecationWarning, match="random_state"):
@@ -197,7 +197,7 @@ def test_old_names_still_work_with_a_deprecation_warning(tmp_path):
     a = np.array([[0, 0, 1, 1]] * 2)
     with pytest.warns(DeprecationWarning, match="n_segments"):
         assert segensemble.fuse([a, a], "eac", n_clusters=2).max() == 1
-    from segensemble.score import score_results
+    from segensemble.batch.score import score_results
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the new names do not warn

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from segensemble import InputError
-from segensemble.postprocess import connected_regions, merge_small, postprocess
-from segensemble.recipes import BUILTIN, VERSIONS, load_recipe, recipe_from_mapping
+from segensemble.pipeline.postprocess import connected_regions, merge_small, postprocess
+from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe, recipe_from_mapping
 
 
 def test_builtin_recipes_are_valid():
@@ -124,7 +124,7 @@ def test_bench_runs_exactly_the_recipe_it_was_given(key):
     default@5 its learned boundary, default@3 its plain atoms)."""
     from dataclasses import replace
 
-    from segensemble.bench import BenchConfig
+    from segensemble.batch.bench import BenchConfig
 
     recipe = load_recipe(key)
     assert BenchConfig.from_recipe(recipe).to_recipe() == replace(recipe, description="")

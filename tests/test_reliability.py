@@ -55,7 +55,7 @@ def _score_dirs(tmp_path):
 
 
 def test_score_never_reuses_records_made_from_other_results(tmp_path):
-    from segensemble.score import score_results
+    from segensemble.batch.score import score_results
 
     gt_dir, res_a, res_b = _score_dirs(tmp_path)
     shared, fresh = tmp_path / "shared", tmp_path / "fresh"
@@ -89,7 +89,7 @@ def test_cli_score_of_another_folder_into_the_same_out_gives_its_own_numbers(tmp
 
 
 def test_bench_never_reuses_records_of_another_dataset_with_the_same_ids(tmp_path):
-    from segensemble.bench import BenchConfig, run_bench
+    from segensemble.batch.bench import BenchConfig, run_bench
     from segensemble.datasets import make_synthetic_dataset
 
     a = make_synthetic_dataset(tmp_path / "a", n_images=2, shape=(40, 60), seed=1)
@@ -450,7 +450,7 @@ def test_malformed_recipes_are_refused_up_front(tmp_path, recipe, word, command)
 def test_bench_refuses_bad_segmenter_parameters_and_seed_before_any_image(tmp_path):
     out = tmp_path / "out"
     _one_error_line(["bench", "-s", "slic:foo=1", "--out", out], "foo", written=[out])
-    from segensemble.bench import BenchConfig, run_bench
+    from segensemble.batch.bench import BenchConfig, run_bench
     from segensemble.errors import InputError
 
     with pytest.raises(InputError, match="random_state"):

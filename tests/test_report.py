@@ -38,7 +38,7 @@ def bench_out(tmp_path_factory):
 
 
 def test_report_structure(bench_out):
-    from segensemble.recipes import BUILTIN
+    from segensemble.pipeline.recipes import BUILTIN
 
     page = (bench_out / "report.html").read_text()
     p = _Collect()

@@ -13,14 +13,14 @@ from typer.testing import CliRunner
 import segensemble
 from segensemble import Ensemble, InputError, consensus
 from segensemble.cli import app
-from segensemble.consensus import spatial
+from segensemble.pipeline import frame as spatial
 from segensemble.graph.merger import RegionMerger
-from segensemble.consensus.spatial import (check_spatial, connected_atoms, image_aware_fit, majority_ensemble,
+from segensemble.pipeline.frame import (check_spatial, connected_atoms, image_aware_fit, majority_ensemble,
                                            merge_regions)
 from segensemble.io import read_labels
-from segensemble.postprocess import cut_to_regions, postprocess
-from segensemble.recipes import Recipe, load_recipe
-from segensemble.runner import run_recipe
+from segensemble.pipeline.postprocess import cut_to_regions, postprocess
+from segensemble.pipeline.recipes import Recipe, load_recipe
+from segensemble.pipeline.runner import run_recipe
 
 MIN_SIZE = 40
 

@@ -152,8 +152,8 @@ def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--ou
 
 
 def parse_params(items: list[str] | None) -> dict:
-    """``--param key=value`` options as a dict (values read by :func:`segensemble.specs.parse_value`)."""
-    from segensemble.specs import parse_value
+    """``--param key=value`` options as a dict (values read by :func:`segensemble.pipeline.specs.parse_value`)."""
+    from segensemble.pipeline.specs import parse_value
 
     params = {}
     for item in items or []:

@@ -95,9 +95,9 @@ def bench(
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
     from segensemble.validation import check_n_segments
-    from segensemble.bench import BenchConfig, run_bench
-    from segensemble.recipes import load_recipe
-    from segensemble.specs import parse_segmenter_list
+    from segensemble.batch.bench import BenchConfig, run_bench
+    from segensemble.pipeline.recipes import load_recipe
+    from segensemble.pipeline.specs import parse_segmenter_list
 
     chosen = load_recipe(recipe).with_overrides(
         segmenters=None if segmenters is None else parse_segmenter_list(segmenters), method=method,
@@ -132,7 +132,7 @@ def report(
     Example:
       segensemble bench --out results/ && segensemble report results/
     """
-    from segensemble.report import write_report
+    from segensemble.batch.report import write_report
 
     if output is not None:  # an HTML file, never one of the bench files it is made from
         check_output(output, (".html",), "--output")

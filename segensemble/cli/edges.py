@@ -46,8 +46,8 @@ def edges(
     import numpy as np
 
     from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
-    from segensemble.imagesize import prepare_image
-    from segensemble.workscale import upsample_map
+    from segensemble.pipeline.imagesize import prepare_image
+    from segensemble.pipeline.workscale import upsample_map
 
     detector = load_boundary_model(model)
     img, original, _ = prepare_image(image, max_pixels, downscale, working_pixels or None)
@@ -76,7 +76,7 @@ def edges(
 def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
     from segensemble.errors import InputError
-    from segensemble.imagesize import check_image_file
+    from segensemble.pipeline.imagesize import check_image_file
     from segensemble.validation import check_distinct_paths
 
     check_output(output, (".png", ".npy"))

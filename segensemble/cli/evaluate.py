@@ -135,7 +135,7 @@ def score(
       segensemble score edges/ --gt BSDS500/data/groundTruth/val --kind boundary --nms --out eval/
       segensemble score edges/ --gt NYUD/test/edges --kind boundary --nms --max-dist 0.011 --out eval/
     """
-    from segensemble.score import ScoreConfig, score_results
+    from segensemble.batch.score import ScoreConfig, score_results
 
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
@@ -183,7 +183,7 @@ def compare(
       segensemble compare eval_se/ eval_hed/ results_v5/ --labels SE,HED,segensemble --out cmp/
       segensemble compare eval_*/ --out cmp/ --figure svg
     """
-    from segensemble.compare import compare_results, present_columns
+    from segensemble.batch.compare import compare_results, present_columns
 
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
     rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)

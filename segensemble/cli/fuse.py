@@ -24,8 +24,8 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
     With ``--inputs`` the members are not the recipe's segmenters, so the parameters fitted to those are dropped.
     """
     from segensemble.validation import check_n_segments
-    from segensemble.recipes import load_recipe
-    from segensemble.specs import parse_segmenter_list
+    from segensemble.pipeline.recipes import load_recipe
+    from segensemble.pipeline.specs import parse_segmenter_list
 
     specs = None if segmenters is None else parse_segmenter_list(segmenters)
     if n_segments is not None:
@@ -159,7 +159,7 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
                  scheduler, recipe=None) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
     from segensemble.validation import check_distinct_paths
-    from segensemble.imagesize import check_image_file
+    from segensemble.pipeline.imagesize import check_image_file
     from segensemble.io import check_label_file
 
     if scheduler is not None:
@@ -232,7 +232,7 @@ class _Stages:
 
 def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence, confidence_kind,
                overlay, jobs, scheduler, quiet, orient):
-    from segensemble.batchfuse import fuse_files
+    from segensemble.batch.photos import fuse_files
     from segensemble.pipeline import available_cores
 
     workers = available_cores(jobs)
@@ -251,8 +251,8 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
 def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
               max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation) -> None:
     """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
-    from segensemble.batchfuse import read_unoriented, write_fused
-    from segensemble.runner import run_recipe
+    from segensemble.batch.photos import read_unoriented, write_fused
+    from segensemble.pipeline.runner import run_recipe
 
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
     if ignore_orientation and not inputs:

@@ -44,7 +44,7 @@ def recipes(
       segensemble recipes default@3
       segensemble bench --recipe classic
     """
-    from segensemble.recipes import BUILTIN, VERSIONS, load_recipe
+    from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe
 
     if name is not None:
         typer.echo(json.dumps(load_recipe(name).validate().to_dict(), indent=2))

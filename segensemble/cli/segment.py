@@ -58,7 +58,7 @@ def segment(
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
     from segensemble.validation import check_distinct_paths
-    from segensemble.imagesize import check_image_file
+    from segensemble.pipeline.imagesize import check_image_file
 
     check_output(output)
     check_image_file(image, max_pixels, downscale=downscale)  # a bomb is refused before anything heavy is imported
@@ -67,13 +67,13 @@ def segment(
     check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
     from segensemble import segmenters
     from segensemble.io import write_labels
-    from segensemble.runner import segment_image
+    from segensemble.pipeline.runner import segment_image
 
     segmenters.get(method)
     params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
     working = working_pixels or None
     if ignore_orientation:
-        from segensemble.batchfuse import read_unoriented
+        from segensemble.batch.photos import read_unoriented
 
         source = read_unoriented(image, max_pixels, downscale)
     else:
@@ -83,7 +83,7 @@ def segment(
     announce_downscale(image, original, img.shape, max_pixels, working)
     write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
-        from segensemble.batchfuse import write_overlay
+        from segensemble.batch.photos import write_overlay
 
         write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

@@ -8,6 +8,6 @@
 """
 
 from segensemble.edges.detector import BoundaryModel, detect_boundaries, load_boundary_model
-from segensemble.edges.nms import boundary_normal, non_maximum_suppression
+from segensemble.evaluation.nms import boundary_normal, non_maximum_suppression
 
 __all__ = ["BoundaryModel", "detect_boundaries", "load_boundary_model", "boundary_normal", "non_maximum_suppression"]

@@ -183,7 +183,7 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     model : BoundaryModel or path, optional
         Default: the model that ships in the package (:data:`DEFAULT_MODEL`).
     nms : bool, default True
-        Thin the map by :func:`segensemble.edges.nms.non_maximum_suppression` (what the Berkeley
+        Thin the map by :func:`segensemble.evaluation.nms.non_maximum_suppression` (what the Berkeley
         boundary benchmark expects); False gives the raw probability.
     stride : int, optional
         Prediction stride of every stage (default: the model's strides); 1 predicts every pixel (slower).
@@ -207,7 +207,7 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     True
     """
     from segensemble.edges.features import boundary_features, context_features
-    from segensemble.edges.nms import non_maximum_suppression
+    from segensemble.evaluation.nms import non_maximum_suppression
 
     img = check_image(image)
     if model is None or isinstance(model, (str, Path)):

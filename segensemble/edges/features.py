@@ -184,7 +184,7 @@ def context_features(probability, *, stack: bool = True):
     """
     import cv2
 
-    from segensemble.edges.nms import non_maximum_suppression
+    from segensemble.evaluation.nms import non_maximum_suppression
 
     p = np.asarray(probability, dtype=np.float32)
     ridge = non_maximum_suppression(p).astype(np.float32)

@@ -217,7 +217,7 @@ def evaluate_image(
     thin : bool, default True
         Thin the machine boundaries at every threshold first (False: maps already one pixel wide).
     nms : bool, default False
-        Apply :func:`segensemble.edges.nms.edge_map_nms` to a soft boundary map first (edge detectors' outputs).
+        Apply :func:`segensemble.evaluation.nms.edge_map_nms` to a soft boundary map first (edge detectors' outputs).
 
     Returns
     -------
@@ -239,7 +239,7 @@ def evaluate_image(
     if gt.shape != shape:
         raise InputError(f"result: shape {shape} does not match the ground truth {gt.shape}")
     if nms:
-        from segensemble.edges.nms import edge_map_nms
+        from segensemble.evaluation.nms import edge_map_nms
 
         if result.kind != "boundary":
             raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind 'boundary'), "

@@ -22,7 +22,7 @@ __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
 #: Largest image, label map or ground truth (pixels) read: a guard against decompression bombs that real
 #: photos never reach (a 24-megapixel phone photo, a 100-megapixel panorama). Recipes process large images
-#: at their working scale (:mod:`segensemble.workscale`), so memory does not grow with the pixel count
+#: at their working scale (:mod:`segensemble.pipeline.workscale`), so memory does not grow with the pixel count
 #: beyond a few bytes a pixel. Every reader checks the size a file *declares* before decoding it.
 MAX_PIXELS = 100_000_000
 #: HEIF brands (the ``ftyp`` box of HEIC/HEIF files): decoded through pillow-heif.

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from segensemble._batch import LOCK_NAME, output_lock
+from segensemble.batch.tasks import LOCK_NAME, output_lock
 from segensemble.errors import InputError
 
 
@@ -109,7 +109,7 @@ def test_a_dead_runs_lock_is_taken_over(tmp_path):
     import socket
 
     (out / LOCK_NAME).write_text(json.dumps({"pid": int(dead.stdout), "host": socket.gethostname()}))
-    from segensemble.bench import run_bench
+    from segensemble.batch.bench import run_bench
 
     summary = run_bench(out, synthetic_images=2)
     assert summary["n_images"] == 2 and not (out / LOCK_NAME).exists()

@@ -105,7 +105,7 @@ def test_fuse_out_dir_is_not_the_photos_folder(tmp_path, photo, refused, option)
 
 
 def test_report_writes_html_only(tmp_path, refused):
-    from segensemble.bench import run_bench
+    from segensemble.batch.bench import run_bench
 
     out = tmp_path / "b"
     run_bench(out, synthetic_images=1, config=None)

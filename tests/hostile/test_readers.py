@@ -8,7 +8,7 @@ import pytest
 from segensemble.errors import FileFormatError, InputError
 from segensemble.evaluation.benchmark import MachineResult, evaluate_image
 from segensemble.io import read_boundary_map, read_edge_ground_truth
-from segensemble.runner import run_recipe
+from segensemble.pipeline.runner import run_recipe
 from segensemble.validation import check_image, check_soft_map
 
 BAD = {

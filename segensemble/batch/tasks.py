@@ -150,6 +150,13 @@ def input_digests(paths: dict) -> dict:
 
     Stored in every per-image record; a record is reused only when its inputs
     still have the same content (see :func:`load_finished`).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.txt"); _ = open(p, "w").write("abc")
+    >>> input_digests({"image": p})["image"][:12]
+    'ba7816bf8f01'
     """
     return {name: file_digest(p) for name, p in sorted(paths.items())}
 
@@ -165,6 +172,14 @@ def load_finished(out: Path, ids, key: str, required=(), inputs=None) -> dict:
     files (:func:`input_digests`). A record made from other files (another
     dataset with the same ids, another results folder) is therefore never
     reused: that image is computed again.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> _ = (out / "per_image").mkdir(); _ = (out / "per_image" / "1.json").write_text(json.dumps({"config": "k"}))
+    >>> sorted(load_finished(out, ["1", "2"], "k")), sorted(load_finished(out, ["1"], "other"))
+    (['1'], [])
     """
     done = {}
     for image_id in ids:
@@ -189,7 +204,13 @@ def load_finished(out: Path, ids, key: str, required=(), inputs=None) -> dict:
 
 
 def settings_hash(args) -> str:
-    """Short hash of task arguments (names Dask tasks uniquely per run settings)."""
+    """Short hash of task arguments (names Dask tasks uniquely per run settings).
+
+    Examples
+    --------
+    >>> settings_hash((1, "a")) == settings_hash((1, "a")) != settings_hash((2, "a"))
+    True
+    """
     return hashlib.sha256(repr(args).encode()).hexdigest()[:12]
 
 
@@ -222,6 +243,11 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
     failures : dict id -> one-line message
         Every exception of a task is caught and reported here; the other
         images go on.
+
+    Examples
+    --------
+    >>> run_tasks(lambda image_id, k: int(image_id) * k, ["1", "2", "x"], (10,))
+    ({'1': 10, '2': 20}, {'x': "ValueError: invalid literal for int() with base 10: 'x'"})
     """
     results, failures = {}, {}
     total = len(ids) + done_before if total is None else total

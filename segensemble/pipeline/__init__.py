@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from segensemble.validation import check_n_segments
 from segensemble.errors import warn_deprecated
-from segensemble.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
+from segensemble.pipeline.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
                                    upscale_labels)
-from segensemble.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
-from segensemble.recipes import Recipe
-from segensemble.runner import run_recipe
-from segensemble.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec, parse_value
+from segensemble.pipeline.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
+from segensemble.pipeline.recipes import Recipe
+from segensemble.pipeline.runner import run_recipe
+from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec, parse_value
 
 __all__ = ["segment", "fuse", "confidence_map", "hierarchy_confidence", "run_segmenters", "available_cores",
-           # re-exported from segensemble.members, segensemble.specs and segensemble.imagesize, where they live
+           # re-exported from the package's members, specs and imagesize modules, where they live
            "parse_segmenter_spec", "parse_segmenter_list", "parse_value", "check_segmenter_params",
            "limit_image_size", "load_image", "check_image_file", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
 
@@ -33,10 +33,10 @@ def fuse(
     The segmentations are reduced to atoms (exact, see
     :meth:`Ensemble.from_segmentations`), the registered consensus method is fit
     on them, and the consensus is painted back on the image grid: the
-    recipe runner (:func:`segensemble.runner.run_recipe`) with these members
+    recipe runner (:func:`segensemble.pipeline.runner.run_recipe`) with these members
     and method, without the recipe's post-processing. Without ``image`` the
     method is the one of its paper; with it, the method runs image-aware
-    (:mod:`segensemble.consensus.spatial`: connected regions of at least 200
+    (:mod:`segensemble.pipeline.frame`: connected regions of at least 200
     pixels, an image-aware ``'auto'``).
 
     Parameters

@@ -4,7 +4,7 @@
 (paths or arrays) one after the other. :func:`fuse_files` is the batch behind
 ``segensemble fuse a.jpg b.jpg … --out-dir OUT`` and ``segensemble fuse
 FOLDER --out-dir OUT``: one task per image on the project's resumable-batch
-machinery (:mod:`segensemble._batch`: worker processes or a Dask cluster,
+machinery (:mod:`segensemble.batch.tasks`: worker processes or a Dask cluster,
 failures collected per image), every output written atomically, a per-image
 record under ``OUT/per_image/`` so that a re-run skips the images whose input
 and settings are unchanged, and ``OUT/summary.json`` listing what failed.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble._batch import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
+from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble.errors import InputError
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS
@@ -76,7 +76,7 @@ def iter_recipe(images, recipe="default", **kwargs):
     recipe : str or Recipe
         Loaded and validated once.
     **kwargs
-        Passed to :func:`segensemble.runner.run_recipe` for every image.
+        Passed to :func:`segensemble.pipeline.runner.run_recipe` for every image.
 
     Examples
     --------
@@ -84,8 +84,8 @@ def iter_recipe(images, recipe="default", **kwargs):
     >>> [result.labels.shape for _, result in iter_recipe([img, img[:12]], "classic")]
     [(24, 32), (12, 32)]
     """
-    from segensemble.recipes import Recipe, load_recipe
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.recipes import Recipe, load_recipe
+    from segensemble.pipeline.runner import run_recipe
 
     chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     for image in images:
@@ -101,7 +101,7 @@ def write_fused(result, output, *, source=None, overlay=None, confidence=None) -
     Examples
     --------
     >>> import tempfile, os
-    >>> from segensemble.runner import run_recipe
+    >>> from segensemble.pipeline.runner import run_recipe
     >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
     >>> d = tempfile.mkdtemp()
     >>> write_fused(run_recipe(img, "classic"), os.path.join(d, "f.png"), source=img,
@@ -135,7 +135,7 @@ def write_overlay(path, source, labels) -> None:
     [0.0, 1.0, 1.0, 0.0]
     """
     from segensemble.io import decode_image, write_image
-    from segensemble.report import overlay_boundaries
+    from segensemble.batch.report import overlay_boundaries
 
     if source is None:
         raise InputError("--overlay: needs the image (with --inputs, give --image)")
@@ -160,7 +160,7 @@ def read_unoriented(path, max_pixels=MAX_PIXELS, downscale: bool = False) -> np.
     >>> read_unoriented(p).shape
     (4, 6, 3)
     """
-    from segensemble.imagesize import check_image_file
+    from segensemble.pipeline.imagesize import check_image_file
     from segensemble.io import decode_image
 
     _, reduce = check_image_file(path, max_pixels, downscale=downscale)
@@ -199,8 +199,8 @@ def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str,
     """Fuse one image into ``out_dir`` (atomic writes); its record is written last."""
     import time
 
-    from segensemble.recipes import recipe_from_mapping
-    from segensemble.runner import run_recipe
+    from segensemble.pipeline.recipes import recipe_from_mapping
+    from segensemble.pipeline.runner import run_recipe
 
     start = time.perf_counter()
     out = Path(out_dir)
@@ -239,7 +239,7 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     orient : bool, default True
         Apply the photos' EXIF orientation (False: their pixel grids as stored).
     confidence : {'max', 'entropy', 'auto'} or None
-        The confidence map's kind (see :func:`~segensemble.runner.run_recipe`); needed with ``confidence_dir``.
+        The confidence map's kind (see :func:`~segensemble.pipeline.runner.run_recipe`); needed with ``confidence_dir``.
     n_jobs : int
         Images at once, in worker processes; ``threads`` members at once within each.
     scheduler : str, optional
@@ -264,7 +264,7 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     >>> s["fused"], s["failures"], sorted(os.listdir(os.path.join(d, "out")))
     (1, {}, ['a.png', 'per_image', 'summary.json'])
     """
-    from segensemble.recipes import Recipe, load_recipe
+    from segensemble.pipeline.recipes import Recipe, load_recipe
     from segensemble.validation import check_distinct_paths, check_output_path
 
     files = image_files(paths)

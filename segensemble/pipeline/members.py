@@ -1,7 +1,7 @@
 """The members of an ensemble: segmenters run on one image (in turn or in threads), and the per-pixel
 confidence of what they were fused into.
 
-The image pipeline's lowest step (:mod:`segensemble.runner` builds on it);
+The image pipeline's lowest step (:mod:`segensemble.pipeline.runner` builds on it);
 :mod:`segensemble.pipeline` re-exports these for the functional front end.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation
-from segensemble.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
+from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
 from segensemble.validation import check_image
 
 __all__ = ["segment", "run_segmenters", "available_cores", "confidence_map", "hierarchy_confidence"]

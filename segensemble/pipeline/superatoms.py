@@ -1,6 +1,6 @@
 """Objects of the image-aware frame: atoms made connected, and superatoms voted by their atoms' members.
 
-:mod:`segensemble.consensus.spatial` builds the frame on them.
+:mod:`segensemble.pipeline.frame` builds the frame on them.
 """
 
 from __future__ import annotations

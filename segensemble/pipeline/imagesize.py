@@ -1,0 +1,256 @@
+"""Image size limits: refuse large images before decoding them, or process them downscaled.
+
+Segmenting takes about 1 GB of memory per megapixel with the default
+segmenters, so images above :data:`MAX_PIXELS` are refused up front — from the
+size their file header declares, before anything is decoded — or, on request,
+processed at reduced size and the results upscaled back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from segensemble.validation import check_image
+from segensemble.errors import InputError
+from segensemble.io import MAX_PIXELS, check_pixel_limit
+
+__all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels",
+           "target_shape", "prepare_image", "to_input_size", "results_to_input_size"]
+
+#: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
+#: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
+DECODE_LIMIT = 64_000_000
+
+
+
+def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = False, name: str = "image"):
+    """Refuse an image above ``max_pixels``, or downscale it to fit.
+
+    Returns
+    -------
+    image : array
+        The image, downscaled (area averaging) when needed and allowed.
+    shape : (H, W) or None
+        The original shape when it was downscaled (upscale results to it with
+        nearest neighbours), else None.
+
+    Examples
+    --------
+    >>> small, orig = limit_image_size(np.zeros((100, 200, 3)), 5000, downscale=True)
+    >>> small.shape[:2], orig
+    ((50, 100), (100, 200))
+    """
+    import cv2
+
+    img = check_image(image)
+    h, w = img.shape[:2]
+    if max_pixels is None or h * w <= max_pixels:
+        return img, None
+    if not downscale:
+        check_pixel_limit((h, w), max_pixels, name)
+    return cv2.resize(img, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA), (h, w)
+
+
+def target_shape(h: int, w: int, max_pixels) -> tuple[int, int]:
+    """(H, W) an image of (h, w) is read at: its own size, or downscaled to ``max_pixels`` (aspect kept).
+
+    Examples
+    --------
+    >>> target_shape(100, 200, 5000), target_shape(10, 20, None)
+    ((50, 100), (10, 20))
+    """
+    if max_pixels is None or h * w <= max_pixels:
+        return h, w
+    tw, th = _target_size(h, w, max_pixels)
+    return th, tw
+
+
+def _target_size(h: int, w: int, max_pixels: int) -> tuple[int, int]:
+    """(width, height) of the downscaled copy: the aspect ratio kept, at most ``max_pixels``."""
+    f = (max_pixels / (h * w)) ** 0.5
+    return max(1, int(w * f)), max(1, int(h * f))
+
+
+def check_image_file(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
+    """The shape an image file declares and the decoder reduction :func:`load_image` will use; refusals first.
+
+    Reads the header only, so a command can refuse a file before it imports
+    or computes anything else.
+
+    Returns
+    -------
+    shape : (H, W)
+    reduce : int
+        1, or 2 / 4 / 8 for a JPEG decoded at reduced size with ``downscale``.
+
+    Raises
+    ------
+    InputError
+        Above ``max_pixels`` without ``downscale``; too large to decode even with it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
+    >>> check_image_file(p, 5000, downscale=True)
+    ((100, 200), 1)
+    """
+    from segensemble.io import image_shape
+
+    h, w = image_shape(path)
+    if max_pixels is None or h * w <= max_pixels:
+        return (h, w), 1
+    if not downscale:
+        check_pixel_limit((h, w), max_pixels, str(path))
+    with open(path, "rb") as fh:
+        jpeg = fh.read(2) == b"\xff\xd8"
+    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
+    if h * w > DECODE_LIMIT * reduce * reduce:
+        raise InputError(
+            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
+            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
+        )
+    return (h, w), reduce
+
+
+def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
+    """Read an image file within a pixel limit, checking the size its header declares before decoding.
+
+    A file above ``max_pixels`` is refused before anything is decoded (a
+    decompression bomb never allocates), or with ``downscale`` decoded at
+    reduced size (JPEG: directly at 1/2, 1/4 or 1/8 by the decoder; other
+    formats: 8-bit at full size, up to :data:`DECODE_LIMIT` pixels) and
+    area-averaged down to the limit.
+
+    Returns
+    -------
+    image : (h, w, 3) float64 array
+    shape : (H, W) or None
+        The original shape when it was downscaled (upscale results to it
+        with :func:`upscale_labels`), else None.
+
+    Raises
+    ------
+    InputError
+        Above the limit without ``downscale``, or too large to decode.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
+    >>> img, orig = load_image(p, 5000, downscale=True)
+    >>> img.shape, orig
+    ((50, 100, 3), (100, 200))
+    """
+    import cv2
+
+    from segensemble.io import decode_image, read_image
+
+    (h, w), reduce = check_image_file(path, max_pixels, downscale=downscale)
+    if max_pixels is None or h * w <= max_pixels:
+        return read_image(path, max_pixels=max_pixels), None
+    raw = decode_image(path, reduce=reduce)
+    small = cv2.resize(raw, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA)
+    return check_image(small), (h, w)
+
+
+def upscale_labels(labels, shape) -> np.ndarray:
+    """Nearest-neighbour upscaling of a label map to ``shape`` (H, W).
+
+    Examples
+    --------
+    >>> upscale_labels(np.array([[0, 1]]), (2, 4)).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    import cv2
+
+    return cv2.resize(np.asarray(labels, dtype=np.int32), (shape[1], shape[0]),
+                      interpolation=cv2.INTER_NEAREST).astype(np.int32)
+
+
+def prepare_image(image, max_pixels, downscale, working_pixels=None):
+    """The image to process: (processed image or None, the input's shape if processed smaller, the image as stored).
+
+    A path is header-checked first (``max_pixels``, EXIF orientation
+    applied). An image above ``working_pixels`` is processed area-averaged to
+    that many pixels; the third item, the full-resolution image as decoded or
+    given, is then what its labels are refined against (:func:`to_input_size`).
+    Otherwise the third item is None and a downscaled image's results are
+    upscaled by nearest neighbours.
+
+    Examples
+    --------
+    >>> img, original, raw = prepare_image(np.zeros((400, 600), np.uint8), MAX_PIXELS, False, 60_000)
+    >>> img.shape, original, raw.shape
+    ((200, 300, 3), (400, 600), (400, 600))
+    """
+    from pathlib import Path
+
+    from segensemble.io import decode_image
+    from segensemble.pipeline.workscale import working_image, working_shape
+
+    if image is None:
+        return None, None, None
+    if isinstance(image, (str, Path)):
+        (h, w), reduce = check_image_file(image, max_pixels, downscale=downscale)
+        target = target_shape(h, w, max_pixels)
+        small = working_shape(target, working_pixels)
+        if small is None:  # at its own size, or --downscale above max_pixels without a working scale: as always
+            return (*load_image(image, max_pixels, downscale=downscale), None)
+        raw = decode_image(image, reduce=reduce)  # check_image_file bounded what is decoded
+        return working_image(raw, small), (h, w), raw
+    arr = np.asarray(image)
+    if arr.ndim < 2:
+        from segensemble.validation import check_image
+
+        check_image(arr)  # the one message for a malformed image
+    h, w = arr.shape[:2]
+    if max_pixels is not None and h * w > max_pixels and not downscale:
+        check_pixel_limit((h, w), max_pixels, "image")
+    small = working_shape(target_shape(h, w, max_pixels), working_pixels)
+    if small is None:
+        return (*limit_image_size(image, max_pixels, downscale=downscale), None)
+    return working_image(arr, small), (h, w), arr
+
+
+def to_input_size(labels, small, raw, original):
+    """Labels of the processed image at the input's size: refined against ``raw`` when there is one.
+
+    Examples
+    --------
+    >>> to_input_size(np.array([[0, 1]]), None, None, (2, 4)).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    if raw is None:
+        return upscale_labels(labels, original)
+    from segensemble.pipeline.workscale import upsample_labels
+
+    full = upsample_labels(labels, small, raw)
+    return full if full.shape == tuple(original) else upscale_labels(full, original)
+
+
+def results_to_input_size(labels, levels, confidence, small, raw, original):
+    """(labels, levels, confidence) of a processed image at the input's size ``original`` (as they are when None).
+
+    Labels and levels go through :func:`to_input_size`; a confidence map is
+    resized bilinearly (float32 at a working scale, as computed otherwise).
+
+    Examples
+    --------
+    >>> lab, lev, conf = results_to_input_size(np.array([[0, 1]]), None, np.array([[0.0, 1.0]]), None, None, (1, 4))
+    >>> lab.tolist(), lev, conf.round(2).tolist()
+    ([[0, 0, 1, 1]], None, [[0.0, 0.25, 0.75, 1.0]])
+    """
+    import cv2
+
+    from segensemble.pipeline.workscale import upsample_map
+
+    if original is None:
+        return labels, levels, confidence
+    levels = None if levels is None else [to_input_size(lab, small, raw, original) for lab in levels]
+    if confidence is not None:
+        confidence = upsample_map(confidence, original) if raw is not None else cv2.resize(
+            confidence, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
+    return to_input_size(labels, small, raw, original), levels, confidence

@@ -1,0 +1,409 @@
+"""The image pipeline, written once: apply a recipe to one image and return everything it made.
+
+Every caller — ``segensemble fuse``, ``segensemble bench`` (local and Dask),
+:func:`segensemble.fuse` and vision pipelines — goes through
+:func:`run_recipe`: pixel limit (refuse or downscale) → members (segmenters,
+or label maps given) → optional agreement (CAP) → consensus → post-processing
+→ hierarchy → confidence → back to the input's size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from segensemble.errors import InputError
+from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
+                                            upscale_labels)
+from segensemble.pipeline.workscale import WORKING_PIXELS
+from segensemble.pipeline.members import hierarchy_confidence  # re-exported: run_recipe's confidence='auto'
+
+__all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
+           "HIERARCHY_THRESHOLDS", "HIERARCHY_K", "CONFIDENCE_KINDS"]
+
+#: Cut heights of a merge-tree hierarchy (methods with ``capabilities.hierarchy``), coarser with each level.
+HIERARCHY_THRESHOLDS = tuple(np.round(np.arange(0.05, 0.951, 0.05), 2))
+#: Numbers of regions of the hierarchy of the other consensus methods (one fit per level).
+HIERARCHY_K = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50)
+#: ``confidence=``: a soft method's largest membership or 1 - normalised entropy; 'auto': the largest membership
+#: for soft methods, else the share of hierarchy levels in which a pixel is a boundary.
+CONFIDENCE_KINDS = ("max", "entropy", "auto")
+
+
+@dataclass
+class FusionResult:
+    """Everything :func:`run_recipe` made for one image.
+
+    Attributes
+    ----------
+    labels : (H, W) int32 array
+        The fused, post-processed segmentation at the input's size.
+    members : list of Segmentation
+        The ensemble's members, at the size that was processed.
+    ensemble : Ensemble
+        The objects the consensus method saw: the atoms (the agreed ensemble
+        after CAP), or in the image-aware frame the superatoms.
+    estimator : fitted consensus estimator
+    recipe : Recipe
+        The recipe that was applied (with any overrides).
+    levels : list of (H, W) int32 arrays or None
+        The hierarchy (``hierarchy=True``): post-processed segmentations,
+        coarser with each level, at the input's size.
+    confidence : (H, W) float array or None
+        Per-pixel confidence in [0, 1] at the input's size (``confidence=``).
+    confidence_kind : str or None
+        'max' or 'entropy' (memberships), or 'hierarchy' (boundary persistence).
+    downscaled_from : (H, W) or None
+        The input's shape when it was processed at a smaller size: at the
+        recipe's working scale (``working_pixels``), or above ``max_pixels``
+        with ``downscale=True``. ``labels``, ``levels`` and ``confidence``
+        are at this shape; ``members`` and ``image`` at the processed size.
+    image : (h, w, 3) float array or None
+        The processed image.
+    working_pixels, processed_labels : int or None, (h, w) int32 array
+        The working scale applied, and ``labels`` at the processed size.
+    fusion : SpatialFusion or None
+        The image-aware frame's record (superatoms, the method's own
+        partition, the final hierarchy) when the method ran in it.
+    """
+
+    labels: np.ndarray
+    members: list
+    ensemble: object
+    estimator: object
+    recipe: object
+    levels: list | None = None
+    confidence: np.ndarray | None = None
+    confidence_kind: str | None = None
+    downscaled_from: tuple | None = None
+    image: np.ndarray | None = field(default=None, repr=False)
+    fusion: object = field(default=None, repr=False)
+
+    working_pixels: int | None = None
+    processed_labels: np.ndarray | None = field(default=None, repr=False)
+
+    def at_input_size(self, labels) -> np.ndarray:
+        """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""
+        return labels if self.downscaled_from is None else upscale_labels(labels, self.downscaled_from)
+
+
+def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_state=None) -> list:
+    """The sweep of fused object labellings written as the hierarchy, coarser with each level.
+
+    A merge tree (``capabilities.hierarchy``) is cut at :data:`HIERARCHY_THRESHOLDS`;
+    other methods are refit for every K in :data:`HIERARCHY_K` (capped by the
+    number of atoms).
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble, consensus
+    >>> a = np.array([[0, 0, 1, 1]] * 2); b = np.array([[0, 0, 0, 1]] * 2)
+    >>> ens = Ensemble.from_segmentations([a, a, b])
+    >>> est = consensus.get("merge")().fit(ens)
+    >>> len(hierarchy_levels(est, ens, method="merge", params={}))
+    19
+    """
+    from segensemble import consensus
+    from segensemble.graph.hierarchy import cut_hierarchy
+
+    if estimator.capabilities.hierarchy:
+        n = ensemble.n_objects
+        return [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
+    return [consensus.make(method, min(k, ensemble.n_objects), random_state=random_state, **params).fit(ensemble)
+            .labels_ for k in HIERARCHY_K]
+
+
+def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
+    from segensemble.pipeline.members import available_cores, run_segmenters
+
+    available_cores(n_jobs)  # checked whether or not there are segmenters to run
+    if members is None:
+        if img is None:
+            raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
+        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng, n_jobs=n_jobs,
+                              on_done=None if say is None else lambda name: say(f"member {name} done"))
+    members = list(members)
+    if not members:
+        raise InputError("members: expected at least one segmentation, got none")
+    return members
+
+
+def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=None):
+    """Atoms of the members, optional agreement (CAP), the consensus; (atom labels, estimator, ensemble, fusion).
+
+    On an image (and ``image_aware``) every method but ``merge``, which is the
+    frame itself, runs in the image-aware frame
+    (:func:`segensemble.pipeline.frame.image_aware_fit`): ``fusion`` is its
+    :class:`~segensemble.pipeline.frame.SpatialFusion`, the estimator is fit
+    on the superatoms and ``ensemble`` is theirs. Otherwise ``fusion`` is None.
+    """
+    from segensemble import consensus
+    from segensemble.validation import check_n_segments
+    from segensemble.ensemble import Ensemble
+
+    k = check_n_segments(recipe.n_segments)
+    spatial = image_aware and recipe.image_aware and img is not None
+    est = consensus.make(recipe.method, k, random_state=random_state, **recipe.method_params(image=img is not None))
+    ens = Ensemble.from_segmentations(segs, image=img)
+    if agree is not False and agree is not None:
+        from segensemble.consensus.agreement import CAP
+
+        cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
+        ens = cap.fit_transform(ens, image=img)
+    if spatial and not est.capabilities.hierarchy:  # merge is the frame's learned hierarchy itself, on the atoms
+        from segensemble.pipeline.frame import image_aware_fit
+
+        fusion = image_aware_fit(est, ens, n_segments=k, gradient=boundary, **recipe.spatial)
+        return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
+    if boundary is not None and est.capabilities.hierarchy:  # merge: the map is its boundary evidence
+        est.fit(ens, gradient=boundary)
+    else:
+        est.fit(ens)
+    return est.labels_, est, ens, None, ens
+
+
+def _merge_tree(est, ens, fusion, recipe, boundary=None):
+    """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
+    from segensemble.graph.hierarchy import cut_hierarchy
+    from segensemble.pipeline.frame import check_spatial, merge_regions
+
+    if fusion is not None:
+        s = check_spatial(recipe.spatial)
+        cut, n, atoms = fusion.cut, fusion.ensemble.n_objects, fusion.atoms
+    elif est.capabilities.hierarchy:
+        s = {"member_weights": est.member_weights, "coefficients": getattr(est, "coefficients", None)}
+        n, atoms = ens.n_objects, ens
+
+        def cut(c):
+            return cut_hierarchy(n, est.merges_, est.heights_, n_clusters=c)
+    else:
+        return None
+
+    def merge(labels, k):
+        return merge_regions(labels, atoms, k, gradient=boundary, member_weights=s["member_weights"],
+                             coefficients=s["coefficients"])
+
+    return cut, n, merge
+
+
+def _boundary_map(boundary, img, segs, original):
+    """The boundary evidence at the working size: None, the learned detector's map, or a given soft map checked."""
+    import cv2
+
+    from segensemble.validation import check_soft_map
+
+    if boundary is None:
+        return None
+    if isinstance(boundary, str):
+        if boundary != "learned":
+            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'recipe' or None, got {boundary!r}")
+        if img is None:
+            raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
+        from segensemble.edges import detect_boundaries
+
+        return detect_boundaries(img, nms=False).astype(np.float64)
+    b = check_soft_map(boundary, "boundary", unit_range=True)
+    shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
+    expected = original if original is not None else shape
+    if b.shape != tuple(expected):
+        raise InputError(f"boundary: expected shape {tuple(expected)} like the image, got {b.shape}")
+    if original is not None:  # the image was downscaled for processing: so is its boundary map
+        b = cv2.resize(b, (shape[1], shape[0]), interpolation=cv2.INTER_AREA)
+    return b
+
+
+def run_recipe(
+    image=None,
+    recipe="default",
+    *,
+    members=None,
+    random_state=0,
+    segmenter_rng=None,
+    hierarchy: bool = False,
+    confidence: str | None = None,
+    agree=False,
+    postprocess: bool = True,
+    max_pixels: int | None = MAX_PIXELS,
+    downscale: bool = False,
+    image_aware: bool = True,
+    boundary="recipe",
+    n_jobs: int = 1,
+    working_pixels="recipe",
+    progress=None,
+) -> FusionResult:
+    """Apply a recipe (members, consensus method, parameters, post-processing) to one image.
+
+    Parameters
+    ----------
+    image : path, (H, W[, C]) array, or None
+        The image: read (header-checked first) when a path. None only with
+        ``members`` (label maps made by other tools), in which case methods
+        that use the image do without it and small regions are not merged.
+    recipe : str or Recipe, default 'default'
+        A built-in recipe (``'default'``, pinned ``'default@3'``), a recipe
+        file, or a :class:`~segensemble.pipeline.recipes.Recipe` (e.g. with
+        overrides from :meth:`Recipe.with_overrides`).
+    members : sequence of Segmentation or (H, W) int arrays, optional
+        Segmentations to fuse instead of running the recipe's segmenters.
+    random_state : int or None, default 0
+        Seed of the consensus method (and of the segmenters unless
+        ``segmenter_rng`` is given).
+    segmenter_rng : int or None, optional
+        Seed of the segmenters (``bench`` derives one per image).
+    hierarchy : bool, default False
+        Also compute the hierarchy (``levels``).
+    confidence : {'max', 'entropy', 'auto'} or None
+        Also compute a confidence map ('max'/'entropy' need a soft method).
+    agree : bool or CAP, default False
+        First make the members agree (Clustering Agreement Process); needs the image.
+    postprocess : bool, default True
+        Apply the recipe's post-processing.
+    max_pixels : int or None, default :data:`segensemble.pipeline.imagesize.MAX_PIXELS`
+    downscale : bool, default False
+        Process an image above ``max_pixels`` downscaled and upscale the
+        results back (otherwise it is refused).
+    image_aware : bool, default True
+        On an image, run the method in the image-aware frame
+        (:mod:`segensemble.pipeline.frame`: superatoms of the learned
+        boundary hierarchy, the method's partition as a vote, image-aware
+        ``'auto'``; the result is always post-processed into connected
+        regions of at least the frame's ``min_size`` pixels). False: the
+        method of its paper on the atoms (``fuse --plain``).
+    boundary : (H, W) array, 'learned', 'recipe' or None
+        The boundary evidence of ``merge`` and of the image-aware frame (the
+        ``gradient`` feature of the learned criterion, and of ``merge``'s
+        ``'mean'`` criterion with ``gradient_weight``): a soft boundary map
+        in [0, 1] of the image's size — from any detector (HED, RCF,
+        Structured Edges …; see :func:`segensemble.io.read_boundary_map`) —
+        or ``'learned'`` for :func:`segensemble.edges.detect_boundaries`
+        (not thinned). None: the image's colour gradient
+        (:func:`segensemble.features.boundary_strength`). 'recipe' (default):
+        the recipe's ``boundary`` (``default`` from version 5: 'learned'),
+        the colour gradient when there is no image.
+    n_jobs : int, default 1
+        Members run at once, in threads (-1: every core; see
+        :func:`segensemble.pipeline.run_segmenters`); the results do not depend on it.
+    working_pixels : int, None or 'recipe', default 'recipe'
+        The working scale (:mod:`segensemble.pipeline.workscale`): an image of more
+        pixels is processed area-averaged to this many, and its labels,
+        hierarchy and confidence come back at the input's full resolution,
+        boundaries refined against the full-resolution image. 'recipe': the
+        recipe's (154 401 for ``default`` from version 6; None for older
+        versions); None: every image at its own size.
+    progress : callable, optional
+        Called with a short description of each stage as it starts
+        (``'members'``, ``'member slic done'``, ``'fusing'``, ``'full resolution'``), e.g. to show it.
+
+    With a number of regions (the recipe's ``n_segments``, ``-k K``) and
+    connected post-processing, a result cut from a merge hierarchy (every
+    method in the image-aware frame, and ``merge``) has at most K regions
+    after post-processing — exactly K unless even the finest cut paints
+    fewer: atoms that are not connected can make a cluster of several
+    regions, so the cut's regions are merged down to K by the learned
+    criterion when it paints more
+    (:func:`segensemble.pipeline.postprocess.cut_to_regions`,
+    :func:`segensemble.pipeline.frame.merge_regions`).
+
+    Returns
+    -------
+    FusionResult
+
+    Examples
+    --------
+    >>> img = np.zeros((24, 32, 3)); img[:, 16:] = 1
+    >>> from segensemble.pipeline.recipes import Recipe
+    >>> r = Recipe("mine", "1", ("slic:n_segments=4", "felzenszwalb:scale=50"), "eac", 2)
+    >>> result = run_recipe(img, r)
+    >>> result.labels.shape, int(result.labels.max()) + 1, len(result.members)
+    ((24, 32), 2, 2)
+    """
+    from segensemble import consensus
+    from segensemble.pipeline.members import confidence_map
+    from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
+    from segensemble.pipeline.recipes import Recipe, load_recipe
+    from segensemble.validation import check_n_segments
+
+    from segensemble.pipeline.workscale import check_working_pixels
+
+    recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
+    working_pixels = check_working_pixels(recipe.working_pixels if isinstance(working_pixels, str)
+                                          and working_pixels == "recipe" else working_pixels)
+    say = progress or (lambda stage: None)
+    if confidence is not None and confidence not in CONFIDENCE_KINDS:
+        raise InputError(f"confidence: expected one of {', '.join(CONFIDENCE_KINDS)} or None, got {confidence!r}")
+    if confidence in ("max", "entropy") and not consensus.get(recipe.method).capabilities.soft:
+        raise InputError(f"confidence: method {recipe.method!r} gives no memberships; use one of "
+                         f"{', '.join(consensus.soft_methods())}")
+    say("reading")
+    img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels if members is None else None)
+    say("members")
+    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs, say)
+    if agree and img is None:
+        raise InputError("agree: needs the image for its visual words")
+    if isinstance(boundary, str) and boundary == "recipe":
+        boundary = recipe.boundary if img is not None else None
+    say("fusing")
+    boundary = _boundary_map(boundary, img, segs, original)
+    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware, boundary)
+    post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
+    if img is None:
+        post["min_size"] = 0  # no colours to merge small regions by
+    elif fusion is not None:  # image-aware: connected regions, none below the frame's minimum size
+        post = {"connected": True, "min_size": max(int(post.get("min_size", 0)), fusion.min_size)}
+    labels = apply_postprocess(atoms.to_image(atom_labels), img, **post)
+    k, tree = check_n_segments(recipe.n_segments), _merge_tree(est, ens, fusion, recipe, boundary)
+    if k != "auto" and post["connected"] and img is not None and tree is not None:  # K regions painted, not K clusters
+        cut, n, merge = tree
+        labels = cut_to_regions(k, cut, lambda a: apply_postprocess(atoms.to_image(a), img, **post), n, merge)
+    levels = None
+    if hierarchy:
+        if fusion is not None:
+            cuts = [fusion.cut(k) for k in HIERARCHY_K]
+        else:
+            cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.method_params(image=img is not None),
+                                    random_state=random_state)
+        levels = [apply_postprocess(atoms.to_image(c), img, **post) for c in cuts]
+    conf, kind = None, None
+    if confidence is not None and est.capabilities.soft:  # 'max'/'entropy' were refused above for hard methods
+        conf = confidence_map(est, ens, "max" if confidence == "auto" else confidence)
+        kind = "memberships" if confidence == "auto" else confidence
+    elif confidence == "auto" and levels:
+        conf, kind = hierarchy_confidence(levels), "hierarchy"
+    say("full resolution" if original is not None else "done")
+    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original)
+    return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels)
+
+
+def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: int | None = MAX_PIXELS,
+                  downscale: bool = False, working_pixels: int | None = WORKING_PIXELS, **params):
+    """One segmenter on one image, with the pipeline's pixel limit: the ``segment`` command's library call.
+
+    Returns
+    -------
+    segmentation : Segmentation
+        At the processed size.
+    labels : (H, W) int32 array
+        Its labels at the input's size (upscaled when processed downscaled).
+    image : (h, w, 3) float array
+        The processed image: an image above ``working_pixels`` is segmented
+        area-averaged to that many pixels and its labels are brought back to
+        full resolution, refined against it (:mod:`segensemble.pipeline.workscale`;
+        None: every image at its own size).
+    downscaled_from : (H, W) or None
+
+    Examples
+    --------
+    >>> img = np.zeros((16, 16, 3)); img[:, 8:] = 1
+    >>> seg, labels, _, _ = segment_image(img, "felzenszwalb", scale=50, sigma=0, min_size=4)
+    >>> seg.n_segments, labels.shape
+    (2, (16, 16))
+    """
+    from segensemble.pipeline.members import segment
+
+    from segensemble.pipeline.workscale import check_working_pixels
+
+    img, original, raw = prepare_image(image, max_pixels, downscale, check_working_pixels(working_pixels))
+    seg = segment(img, method, rng=random_state, **params)
+    labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original)
+    return seg, labels, img, original
