@@ -161,3 +161,27 @@ def test_the_circle_finder_finds_a_circle():
 def test_function_level_project_imports_do_not_grow():
     _, inner = _graph()
     assert inner <= MAX_FUNCTION_LEVEL_IMPORTS, inner
+
+
+def test_batch_runs_never_change_the_callers_config(tmp_path):
+    import copy
+
+    from segensemble.batch.bench import BenchConfig, run_bench
+    from segensemble.batch.score import ScoreConfig, score_results
+    from segensemble.io import write_labels
+
+    config = BenchConfig(n_segments="3")
+    before = copy.deepcopy(config.__dict__)
+    run_bench(tmp_path / "b", config=config, synthetic_images=1, limit=1)
+    assert config.__dict__ == before
+    gt = tmp_path / "gt"
+    gt.mkdir()
+    import numpy as np
+
+    write_labels(gt / "1.png", np.array([[0, 0, 255, 255]] * 4, np.uint8))
+    res = tmp_path / "res"
+    write_labels(res / "1.png", np.array([[0, 0, 1, 1]] * 4))
+    scfg = ScoreConfig(nthresh=1)
+    before = copy.deepcopy(scfg.__dict__)
+    score_results(res, gt, tmp_path / "s", config=scfg)
+    assert scfg.__dict__ == before and scfg.what == "all"  # edge-map ground truth ran the boundary benchmark

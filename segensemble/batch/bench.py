@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from dataclasses import InitVar, dataclass, field
+from dataclasses import InitVar, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -241,10 +241,11 @@ def run_bench(
     if jobs is not None:
         warn_deprecated("run_bench(jobs=...)", "n_jobs")
         n_jobs = jobs
-    config.random_state = check_int(config.random_state, "random_state", minimum=0, maximum=2**32 - 1)
-    config.max_pixels = check_int(config.max_pixels, "max_pixels", minimum=1)
     config.to_recipe().validate()
-    config.n_segments = check_n_segments(config.n_segments)
+    config = replace(config, random_state=check_int(config.random_state, "random_state", minimum=0,
+                                                    maximum=2**32 - 1),
+                     max_pixels=check_int(config.max_pixels, "max_pixels", minimum=1),
+                     n_segments=check_n_segments(config.n_segments))  # the caller's config is never changed
     n_jobs = check_int(n_jobs, "n_jobs", minimum=1)
     out = Path(out_dir)
     check_output_path(out, "--out", folder=True)

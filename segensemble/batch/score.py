@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
@@ -192,7 +192,7 @@ def score_results(
         raise InputError(f"kind: expected one of {KINDS}, got {config.kind!r}")
     if config.kind == "boundary" and config.what != "boundary":
         raise InputError("what: soft boundary maps have no regions; use what='boundary'")
-    config.nthresh = check_int(config.nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH)
+    config = replace(config, nthresh=check_int(config.nthresh, "nthresh", minimum=1, maximum=MAX_NTHRESH))
     if config.nms and config.kind != "boundary":
         raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind='boundary'), "
                          f"got kind={config.kind!r}")
@@ -214,7 +214,7 @@ def score_results(
         if config.what != "boundary" and ids and not any((gt_dir / f"{i}.mat").is_file() for i in ids):
             if config.what == "region":
                 raise InputError(f"what: {gt_dir} holds edge maps only, which have no regions; use what='boundary'")
-            config.what = "boundary"  # edge-map ground truth: 'all' is the boundary benchmark
+            config = replace(config, what="boundary")  # edge-map ground truth: 'all' is the boundary benchmark
         if subset:
             have = {p.stem for p in results_dir.iterdir() if p.suffix.lower() in RESULT_SUFFIXES}
             ids = [i for i in ids if i in have]

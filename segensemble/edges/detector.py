@@ -139,7 +139,7 @@ def _load(path: str) -> BoundaryModel:
         raise FileFormatError(f"{path}: strides: expected one whole number from 1 to 16 per stage, got {strides!r}")
     try:
         with _silent_stderr():  # LightGBM prints "[LightGBM] [Fatal] ..." itself before raising
-            boosters = tuple(lightgbm.Booster(model_str=t, params={"verbosity": -1}) for t in stages)
+            boosters = tuple(lightgbm.Booster(model_str=t) for t in stages)
     except (lightgbm.basic.LightGBMError, ValueError, TypeError) as exc:
         raise FileFormatError(f"{path}: stages: not a readable LightGBM model ({first_line(exc)})") from exc
     return BoundaryModel(boosters, tuple(strides), doc.get("info", {}))
