@@ -13,6 +13,7 @@ Examples
 
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, as_ensemble
 from segensemble.consensus._registry import REGISTRY
+from segensemble.errors import InputError
 
 get = REGISTRY.get
 available = REGISTRY.available
@@ -45,8 +46,6 @@ def make(name: str, n_clusters="auto", *, random_state=None, **params):
     (2, False)
     """
     import inspect
-
-    from segensemble.errors import InputError
 
     cls = get(name)
     accepted = inspect.signature(cls).parameters

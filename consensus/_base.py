@@ -13,7 +13,8 @@ from segensemble.constraints import Interval, StrOptions, ValidatedParams
 from segensemble.ensemble import Ensemble
 from segensemble.validation import check_weights
 from segensemble.errors import InputError
-from segensemble.segmentation import canonical_codes
+from segensemble.segmentation import canonical_codes, signature_codes
+from segensemble.consensus._refine import local_refinement
 
 __all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from",
            "fill_docstring", "N_CLUSTERS",
@@ -93,8 +94,6 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     >>> red.weights.tolist(), inv.tolist()
     ([2.0, 1.0], [0, 0, 1])
     """
-    from segensemble.segmentation import signature_codes
-
     key = signature_codes([ensemble.labels[:, j] for j in range(ensemble.n_members)])
     inverse, _ = canonical_codes(key)
     n = int(inverse.max()) + 1
@@ -229,8 +228,6 @@ class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
             setattr(self, name, a[old] if out.columns else a[canonical_codes(out.labels, len(a))[1]])
         passes = getattr(self, "refine", False)
         if passes:
-            from segensemble.consensus._refine import local_refinement
-
             labels = canonical_codes(local_refinement(ens, labels, n_iter=int(passes)))[0]
         self.labels_ = labels
         self.n_clusters_ = int(self.labels_.max()) + 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from segensemble.consensus._memory import check_dense
 
 __all__ = ["tanimoto_distances", "metacluster_objective", "ecbpce_metaclusters", "projective_consensus"]
 
@@ -35,8 +36,6 @@ def tanimoto_distances(gammas, deltas, weights) -> np.ndarray:
     >>> tanimoto_distances([g, g], [np.eye(2), np.eye(2)], np.ones(3)).round(3).tolist()[0]
     [0.0, 1.0, 0.0, 1.0]
     """
-    from segensemble.consensus._memory import check_dense
-
     total = sum(g.shape[1] for g in gammas)
     check_dense(total, total, "Tanimoto distances between all member clusters", copies=3)
     G = np.concatenate(gammas, axis=1)

@@ -7,6 +7,7 @@ import numpy as np
 from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
+from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
 
 __all__ = ["HBGF"]
 
@@ -42,8 +43,6 @@ class HBGF(ConsensusClusterer):
     """
 
     def _fit(self, ensemble):
-        from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
-
         k = _resolve_k(self, ensemble)
         H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)

@@ -16,6 +16,7 @@ from segensemble.constraints import Interval, StrOptions
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, fill_docstring, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
+from segensemble.consensus._memory import check_dense, check_eigen
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
 
@@ -47,8 +48,6 @@ _with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
 
 def _gram(ensemble) -> np.ndarray:
     """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters."""
-    from segensemble.consensus._memory import check_dense
-
     H = ensemble.incidence
     check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
     return (H.T @ H.multiply(ensemble.weights[:, None]).tocsr()).toarray()
@@ -98,8 +97,6 @@ def _top_singular_vectors(A, k):
 
     Returns (squared singular values, descending; left vectors (n, k); right vectors (d, k)).
     """
-    from segensemble.consensus._memory import check_eigen
-
     check_eigen(A.shape[1], "spectral embedding of the member clusters")
     gram = (A.T @ A).toarray()
     d = gram.shape[0]

@@ -24,6 +24,7 @@ from segensemble.graph.adjacency import atom_adjacency
 from segensemble.graph.merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
+from segensemble.validation import check_member_weights
 
 __all__ = [
     "BoundaryMerge",
@@ -142,8 +143,6 @@ def normalised_member_weights(weights, n_members: int) -> np.ndarray:
     >>> normalised_member_weights([1, 3], 2).tolist()
     [0.25, 0.75]
     """
-    from segensemble.validation import check_member_weights
-
     w = check_member_weights(weights, n_members)
     return w / w.sum()
 
@@ -231,7 +230,6 @@ class BoundaryMerge(ConsensusClusterer):
     weight ``w_u w_v`` — average linkage on ``1 - X``). Adjacent regions are
     merged weakest border first (see :func:`merge_hierarchy`); the border
     strength depends on ``criterion``:
-
     - ``'mean'``: ``(1 - gradient_weight) * vote + gradient_weight *
       gradient`` averaged along the border, with ``vote`` the (weighted)
       share of members separating the two sides and ``gradient`` the image's

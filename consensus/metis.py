@@ -11,6 +11,8 @@ import scipy.sparse as sp
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, seed_from
 from segensemble.consensus._registry import REGISTRY
+from segensemble.consensus._memory import check_dense
+from segensemble.consensus.coassociation import _resolve_k
 
 __all__ = ["CSPA", "HGPA", "MCLA", "metis_partition"]
 
@@ -114,8 +116,6 @@ class _MetisConsensus(ConsensusClusterer):
         self.random_state = random_state
 
     def _k(self, ensemble):
-        from segensemble.consensus.coassociation import _resolve_k
-
         return _resolve_k(self, ensemble)
 
     def _seed(self):
@@ -234,8 +234,6 @@ class MCLA(_MetisConsensus):
     capabilities = Capabilities(soft=True, distinct_rows=True)
 
     def _fit(self, ensemble):
-        from segensemble.consensus._memory import check_dense
-
         H, w = ensemble.incidence, ensemble.weights
         check_dense(H.shape[1], H.shape[1], "Jaccard similarity of the member clusters", copies=4)
         G = (H.T @ H.multiply(w[:, None]).tocsr()).toarray()

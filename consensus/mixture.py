@@ -9,6 +9,7 @@ from segensemble.constraints import Interval
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
+from segensemble.consensus.coassociation import Basic
 
 __all__ = ["EM"]
 
@@ -74,8 +75,6 @@ class EM(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        from segensemble.consensus.coassociation import Basic
-
         start = Basic(n_clusters=self.n_clusters).fit(ensemble).labels_
         k = int(start.max()) + 1
         L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters

@@ -20,6 +20,9 @@ from segensemble.constraints import Interval, StrOptions
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
+from segensemble.consensus._memory import check_dense
+from segensemble.consensus.bestofk import medoid_member
+from segensemble.consensus.coassociation import Basic
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -36,8 +39,6 @@ def member_memberships(ensemble, j: int) -> np.ndarray:
     >>> member_memberships(Ensemble.from_labels([[0], [1], [1]]), 0).tolist()
     [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
-    from segensemble.consensus._memory import check_dense
-
     if ensemble.memberships is not None and ensemble.memberships[j] is not None:
         return ensemble.memberships[j]
     check_dense(ensemble.n_objects, ensemble.n_clusters[j] * ensemble.n_members, f"memberships of member {j} "
@@ -112,9 +113,6 @@ def resolve_reference(ensemble, reference, n_clusters):
     >>> resolve_reference(ens, "largest", "auto")[1]
     1
     """
-    from segensemble.consensus.bestofk import medoid_member
-    from segensemble.consensus.coassociation import Basic
-
     ks = np.asarray(ensemble.n_clusters)
     if isinstance(reference, (int, np.integer)) and not isinstance(reference, bool):
         j = int(reference)

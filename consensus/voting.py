@@ -7,6 +7,8 @@ from scipy.optimize import linear_sum_assignment
 
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
+from segensemble.consensus._memory import check_dense
+from segensemble.consensus.soft import resolve_reference
 
 __all__ = ["Vote", "align_to_reference"]
 
@@ -23,8 +25,6 @@ def align_to_reference(labels, reference, weights, k_ref: int) -> np.ndarray:
     >>> align_to_reference(np.array([1, 1, 0, 2]), np.array([0, 0, 1, 1]), np.ones(4), 2).tolist()
     [0, 0, 1, 1]
     """
-    from segensemble.consensus._memory import check_dense
-
     k = int(labels.max()) + 1
     check_dense(k, k_ref, "overlap of a member's clusters with the reference's (Hungarian alignment)", copies=2)
     C = np.zeros((k, k_ref))
@@ -72,8 +72,6 @@ class Vote(ConsensusClusterer):
     capabilities = Capabilities(soft=True)
 
     def _fit(self, ensemble):
-        from segensemble.consensus.soft import resolve_reference
-
         R, self.reference_ = resolve_reference(ensemble, "medoid", self.n_clusters)
         ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
         k = R.shape[1]

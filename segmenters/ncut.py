@@ -14,6 +14,7 @@ from segensemble.segmentation import Segmentation
 from segensemble.graph.adjacency import adjacent_pairs
 from segensemble.segmenters._common import check_choice, check_positive, seed_of
 from segensemble.segmenters._registry import REGISTRY
+from segensemble.errors import InputError
 
 __all__ = ["ncut", "discretize_yu_shi"]
 
@@ -96,8 +97,6 @@ def _superpixels(img, n, compactness, k):
     """SLIC superpixels; at least k of them (without connectivity, then a regular grid, if needed)."""
     h, w = img.shape[:2]
     if k > h * w:
-        from segensemble.errors import InputError
-
         raise InputError(f"n_segments: expected at most the number of pixels ({h * w}), got {k}")
     for enforce in (True, False):
         lab = skimage.segmentation.slic(

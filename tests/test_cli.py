@@ -281,12 +281,12 @@ def test_bench_bad_dataset(tmp_path):
 
 
 def test_runtime_failure_exits_1(tmp_path, image_file, monkeypatch):
-    import segensemble.pipeline.members as members
+    import segensemble.pipeline.runner as runner_module
 
     def boom(*a, **k):
         raise RuntimeError("solver exploded")
 
-    monkeypatch.setattr(members, "run_segmenters", boom)
+    monkeypatch.setattr(runner_module, "run_segmenters", boom)
     result = runner.invoke(app, ["fuse", str(image_file), "-o", str(tmp_path / "out.png")])
     assert result.exit_code == 1 and "solver exploded" in result.stderr
     assert not (tmp_path / "out.png").exists()

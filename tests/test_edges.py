@@ -355,11 +355,11 @@ def test_read_boundary_map_reads_8_bit_16_bit_and_float_maps(tmp_path):
 
 
 def test_a_recipes_ucm_member_and_learned_boundary_share_one_detector_run(monkeypatch):
-    import segensemble.edges.features as features
+    import segensemble.edges.detector as detector
 
     calls = []
-    real = features.boundary_features
-    monkeypatch.setattr(features, "boundary_features", lambda image, **kw: calls.append(1) or real(image, **kw))
+    real = detector.boundary_features
+    monkeypatch.setattr(detector, "boundary_features", lambda image, **kw: calls.append(1) or real(image, **kw))
     img = np.random.default_rng(3).random((36, 50, 3))
     first = detect_boundaries(img, nms=False)
     first[:] = -1  # the caller's copy: changing it leaves the remembered map alone

@@ -18,8 +18,9 @@ from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
 from segensemble.validation import check_distinct_paths, check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError, warn_deprecated
-from segensemble.io import MAX_PIXELS
+from segensemble.io import MAX_PIXELS, read_ground_truth, write_image, write_labels, write_segmentations
 from segensemble.pipeline.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
+from segensemble.batch.score import ScoreConfig, score_results
 
 __all__ = ["BenchConfig", "run_bench", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
 
@@ -102,7 +103,6 @@ def _inputs(ds, split: str, image_id: str) -> dict:
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image (the recipe runner); write its fused PNG, hierarchy .mat and JSON."""
     from segensemble.datasets import BSDS500
-    from segensemble.io import read_ground_truth, write_image, write_labels, write_segmentations
     from segensemble.pipeline.runner import run_recipe
 
     start = time.perf_counter()
@@ -292,8 +292,6 @@ def run_bench(
             atomic_write_text(out / "methods_per_image.csv", _per_image_csv(results, config))
             _write_method_table(out / "methods.txt", summary)
         if config.hierarchy and results and not failures:
-            from segensemble.batch.score import ScoreConfig, score_results
-
             gt_dir = Path(ds.data) / "groundTruth" / split
             h = score_results(out / "segs", gt_dir, out / "eval_hierarchy", config=ScoreConfig(kind="segs"),
                               max_pixels=None,

@@ -17,6 +17,9 @@ import json
 from pathlib import Path
 
 from segensemble.errors import FileFormatError, InputError
+from segensemble.atomic import atomic_write_all
+from segensemble.batch.tasks import output_lock
+from segensemble.validation import check_distinct_paths, check_output_path
 
 __all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]
 
@@ -170,10 +173,6 @@ def compare_results(folders, *, labels=None, out_dir=None, figure: str = "png") 
     names = _labels(folders, labels)
     rows = {name: load_scored(f) for name, f in zip(names, folders)}
     if out_dir is not None:
-        from segensemble.batch.tasks import output_lock
-        from segensemble.atomic import atomic_write_all
-        from segensemble.validation import check_distinct_paths, check_output_path
-
         out = check_output_path(Path(out_dir), "--out", folder=True)
         check_distinct_paths({"--out": out}, {f"RESULTS[{i}]": f for i, f in enumerate(folders)})
         curves = {n: (*r["curve"], r["ods_f"], (r["ods_r"], r["ods_p"])) for n, r in rows.items() if r.get("curve")}

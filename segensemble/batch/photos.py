@@ -21,7 +21,9 @@ import numpy as np
 from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
 from segensemble.atomic import atomic_write_text, remove_stale_temporaries
 from segensemble.errors import InputError
-from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS
+from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array, write_image, write_labels
+from segensemble.batch.report import overlay_boundaries
+from segensemble.validation import check_distinct_paths, check_output_path
 
 __all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_overlay", "read_unoriented",
            "FuseSettings"]
@@ -109,8 +111,6 @@ def write_fused(result, output, *, source=None, overlay=None, confidence=None) -
     >>> sorted(os.listdir(d))
     ['f.jpg', 'f.png']
     """
-    from segensemble.io import write_array, write_image, write_labels
-
     write_labels(output, result.labels)
     if overlay is not None:
         write_overlay(overlay, source, result.labels)
@@ -134,9 +134,6 @@ def write_overlay(path, source, labels) -> None:
     >>> read_image(p)[0, :, 0].tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    from segensemble.io import decode_image, write_image
-    from segensemble.batch.report import overlay_boundaries
-
     if source is None:
         raise InputError("--overlay: needs the image (with --inputs, give --image)")
     photo = decode_image(source) if isinstance(source, (str, Path)) else np.asarray(source)
@@ -161,7 +158,6 @@ def read_unoriented(path, max_pixels=MAX_PIXELS, downscale: bool = False) -> np.
     (4, 6, 3)
     """
     from segensemble.pipeline.imagesize import check_image_file
-    from segensemble.io import decode_image
 
     _, reduce = check_image_file(path, max_pixels, downscale=downscale)
     return decode_image(path, reduce=reduce, orient=False)
@@ -265,7 +261,6 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     (1, {}, ['a.png', 'per_image', 'summary.json'])
     """
     from segensemble.pipeline.recipes import Recipe, load_recipe
-    from segensemble.validation import check_distinct_paths, check_output_path
 
     files = image_files(paths)
     chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)

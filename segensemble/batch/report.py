@@ -17,6 +17,8 @@ import numpy as np
 
 from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
+from segensemble.io import read_image, read_labels, read_segmentations
+from segensemble.validation import check_image
 
 __all__ = ["write_report", "draw_boundaries", "draw_matches"]
 
@@ -74,8 +76,6 @@ def overlay_boundaries(image, labels, *, width: int | None = None, colour=(255, 
     if arr.ndim == 3 and arr.shape[2] == 4:
         arr = arr[:, :, :3]
     if arr.dtype != np.uint8:
-        from segensemble.validation import check_image
-
         arr = np.round(check_image(arr) * 255).astype(np.uint8)
     out = np.empty(lab.shape + (3,), np.uint8)
     out[...] = arr if arr.ndim == 3 else arr[:, :, None]
@@ -117,7 +117,6 @@ def draw_matches(image, tp, fp, fn) -> np.ndarray:
 def _match_figure(out: Path, ds, split: str, image_id: str, image, fused, ods_t) -> tuple[str, np.ndarray]:
     """Caption and view of the boundary matches: the hierarchy's level at its ODS threshold, else the fused result."""
     from segensemble.evaluation.boundaries import boundary_matches, seg2bdry
-    from segensemble.io import read_segmentations
 
     labels, what = fused, "fused"
     segs = out / "segs" / f"{image_id}.mat"
@@ -187,7 +186,6 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
     """
     from segensemble.datasets import BSDS500
     from segensemble.evaluation.benchmark import ImageEvaluation
-    from segensemble.io import read_labels, read_segmentations
 
     out = Path(out_dir)
     summary_path = out / "summary.json"
@@ -246,8 +244,6 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
         figs.append(_match_figure(out, ds, split, image_id, image, fused, ods_t))
         conf = out / "confidence" / f"{image_id}.png"
         if conf.is_file():
-            from segensemble.io import read_image
-
             kind = rec.get("confidence")
             caption = "boundary confidence (hierarchy)" if kind == "hierarchy" else "confidence"
             figs.append((caption, read_image(conf)))

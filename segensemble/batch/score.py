@@ -19,6 +19,7 @@ from segensemble.validation import check_distinct_paths, check_int, check_output
 from segensemble.errors import InputError, warn_deprecated
 from segensemble.evaluation.benchmark import MAX_NTHRESH
 from segensemble.io import MAX_PIXELS
+from segensemble.io.groundtruth import edge_map_files, ground_truth_file, ground_truth_ids, read_truth
 
 __all__ = ["ScoreConfig", "score_results", "RESULT_SUFFIXES"]
 
@@ -58,8 +59,6 @@ def _find_result(results_dir: Path, image_id: str) -> Path:
 
 def _input_files(result: Path, truth: Path) -> dict:
     """The files an image's scores are made from: its result and its ground truth (every edge map of a folder)."""
-    from segensemble.io.groundtruth import edge_map_files
-
     if truth.is_dir():  # one edge map per annotator: the files read_edge_ground_truth reads
         return {"result": result, **{f"ground_truth/{p.name}": p for p in edge_map_files(truth)}}
     return {"result": result, "ground_truth": truth}
@@ -67,8 +66,6 @@ def _input_files(result: Path, truth: Path) -> dict:
 
 def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
     """:func:`_input_files` of an image (None when its result or ground truth is missing)."""
-    from segensemble.io.groundtruth import ground_truth_file
-
     path, truth = _result_path(results_dir, image_id), ground_truth_file(gt_dir, image_id)
     return None if path is None or truth is None else _input_files(path, truth)
 
@@ -76,7 +73,6 @@ def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
 def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str,
                  max_pixels: int | None) -> dict:
     from segensemble.evaluation.benchmark import evaluate_image, load_result
-    from segensemble.io.groundtruth import ground_truth_file, read_truth
 
     path = _find_result(Path(results_dir), image_id)
     gt_path = ground_truth_file(gt_dir, image_id)
@@ -183,7 +179,6 @@ def score_results(
     from segensemble.evaluation.benchmark import KINDS, ImageEvaluation
     from segensemble.evaluation.correspond import check_max_dist
     from segensemble.evaluation.official import write_official_files
-    from segensemble.io.groundtruth import ground_truth_ids
 
     config = config or ScoreConfig()
     if config.what not in WHAT:

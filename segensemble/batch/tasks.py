@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import active_children, get_context
 from pathlib import Path
 
-from segensemble.atomic import file_digest
+from segensemble.atomic import file_digest, remove_stale_temporaries
 from segensemble.errors import InputError, describe_exception, first_line
 
 __all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "input_digests",
@@ -258,7 +258,7 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
 
     if scheduler is not None:
         try:
-            from distributed import Client, as_completed as dask_completed
+            from distributed import Client
         except ModuleNotFoundError as exc:
             raise InputError("scheduler: Dask is not installed; pip install 'segensemble[dist]'") from exc
         try:
@@ -290,7 +290,6 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
     except BaseException:  # Ctrl-C, SIGTERM (raised as KeyboardInterrupt by the CLI), any failure of the parent
         _stop_workers(pool, others)
         if output_dir is not None:  # a worker killed mid-write leaves its temporary; its writer is gone now
-            from segensemble.atomic import remove_stale_temporaries
 
             remove_stale_temporaries(output_dir)
         raise

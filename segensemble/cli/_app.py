@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
+from segensemble.validation import check_output_path
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
            "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs",
@@ -143,8 +144,6 @@ def exit_on_failures(failures: dict) -> None:
 
 def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--output") -> Path:
     """An output file path with an allowed ending, in a location that can be written."""
-    from segensemble.validation import check_output_path
-
     if path.suffix.lower() not in allowed:
         endings = f"{', '.join(allowed[:-1])} or {allowed[-1]}" if len(allowed) > 1 else allowed[0]
         raise InputError(f"{name}: expected a file ending in {endings}, got {str(path)!r}")

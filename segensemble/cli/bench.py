@@ -11,6 +11,7 @@ from rich.table import Table
 from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
                                   err, exit_on_failures, handle_errors, out, parse_params, with_progress)
+from segensemble.validation import check_n_segments
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:
@@ -94,7 +95,6 @@ def bench(
       segensemble bench --recipe classic -m vote --limit 20
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
-    from segensemble.validation import check_n_segments
     from segensemble.batch.bench import BenchConfig, run_bench
     from segensemble.pipeline.recipes import load_recipe
     from segensemble.pipeline.specs import parse_segmenter_list

@@ -9,6 +9,9 @@ import typer
 
 from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, handle_errors
+from segensemble.atomic import atomic_write_bytes
+from segensemble.errors import InputError
+from segensemble.validation import check_distinct_paths
 
 
 @app.command()
@@ -52,8 +55,6 @@ def edges(
     detector = load_boundary_model(model)
     img, original, _ = prepare_image(image, max_pixels, downscale, working_pixels or None)
     if ucm2 is not None and original is not None:
-        from segensemble.errors import InputError
-
         raise InputError(f"--ucm2: {image} is {original[1]}x{original[0]}, processed at {img.shape[1]}x"
                          f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
     probability = detect_boundaries(img, model=detector, nms=False)
@@ -75,9 +76,7 @@ def edges(
 
 def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
-    from segensemble.errors import InputError
     from segensemble.pipeline.imagesize import check_image_file
-    from segensemble.validation import check_distinct_paths
 
     check_output(output, (".png", ".npy"))
     check_image_file(image, max_pixels, downscale=downscale)
@@ -93,7 +92,6 @@ def _write_map(path: Path, edges_map) -> None:
     import cv2
     import numpy as np
 
-    from segensemble.atomic import atomic_write_bytes
     from segensemble.io import write_array
 
     if path.suffix.lower() == ".npy":

@@ -13,6 +13,7 @@ from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, 
                                   with_progress)
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
+from segensemble.validation import check_distinct_paths, check_n_segments
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
 DEFAULT_RECIPE = "default"
@@ -23,7 +24,6 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
 
     With ``--inputs`` the members are not the recipe's segmenters, so the parameters fitted to those are dropped.
     """
-    from segensemble.validation import check_n_segments
     from segensemble.pipeline.recipes import load_recipe
     from segensemble.pipeline.specs import parse_segmenter_list
 
@@ -158,7 +158,6 @@ def _report(result, chosen, output) -> None:
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,
                  scheduler, recipe=None) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
-    from segensemble.validation import check_distinct_paths
     from segensemble.pipeline.imagesize import check_image_file
     from segensemble.io import check_label_file
 

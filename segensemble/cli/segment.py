@@ -10,6 +10,7 @@ import typer
 from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
                                   handle_errors, parse_params)
+from segensemble.validation import check_distinct_paths
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
@@ -57,7 +58,6 @@ def segment(
       segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
-    from segensemble.validation import check_distinct_paths
     from segensemble.pipeline.imagesize import check_image_file
 
     check_output(output)

@@ -21,6 +21,8 @@ import numpy as np
 
 from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image, check_int
+from segensemble.atomic import atomic_write_bytes
+from segensemble.edges.features import boundary_features, context_features
 
 __all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
            "predict_probability"]
@@ -57,8 +59,6 @@ class BoundaryModel:
 
     def to_file(self, path) -> Path:
         """Write the model as gzip-compressed JSON (atomically)."""
-        from segensemble.atomic import atomic_write_bytes
-
         doc = {"format": MODEL_FORMAT, "features": FEATURE_SET, "strides": list(self.strides), "info": self.info,
                "stages": [b.model_to_string() for b in self.stages]}
         return atomic_write_bytes(path, gzip.compress(json.dumps(doc).encode(), mtime=0))
@@ -200,13 +200,11 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     Examples
     --------
     The strongest response of a row lies at the step between columns 29 and 30 (within two pixels):
-
     >>> img = np.zeros((40, 60, 3)); img[:, 30:] = 1
     >>> e = detect_boundaries(img)
     >>> abs(int(np.argmax(e[20])) - 29.5) <= 2
     True
     """
-    from segensemble.edges.features import boundary_features, context_features
     from segensemble.evaluation.nms import non_maximum_suppression
 
     img = check_image(image)

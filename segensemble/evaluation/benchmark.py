@@ -19,15 +19,18 @@ from pathlib import Path
 import numpy as np
 from skimage.measure import label as cc_label
 
-from segensemble.io import MAX_PIXELS
+from segensemble.io import (MAX_PIXELS, mat_variable_names, read_boundary_map, read_labels, read_segmentations,
+                            read_ucm2)
 
 from segensemble.validation import check_int
 from segensemble.errors import FileFormatError, InputError
-from segensemble.evaluation.aggregate import ImageRegionResult, image_region_result
+from segensemble.evaluation.aggregate import ImageRegionResult, fmeasure, image_region_result
 from segensemble.evaluation.boundaries import boundary_counts, seg2bdry
 from segensemble.evaluation.correspond import check_max_dist
 from segensemble.evaluation.regions import region_counts
 
+from segensemble.evaluation.consistency import boundary_maps
+from segensemble.evaluation.nms import edge_map_nms
 __all__ = [
     "KINDS",
     "MachineResult",
@@ -100,8 +103,6 @@ def load_result(path, kind: str = "auto", *, max_pixels=MAX_PIXELS) -> MachineRe
     >>> load_result(p).kind
     'segs'
     """
-    from segensemble.io import mat_variable_names, read_boundary_map, read_labels, read_segmentations, read_ucm2
-
     if kind not in KINDS:
         raise InputError(f"kind: expected one of {KINDS}, got {kind!r}")
     path = Path(path)
@@ -173,8 +174,6 @@ class ImageEvaluation:
         >>> ev.scores()["covering"], ev.scores()["pri"]
         (1.0, 1.0)
         """
-        from segensemble.evaluation.aggregate import fmeasure
-
         out = {}
         if self.boundary is not None:
             b = self.boundary
@@ -239,8 +238,6 @@ def evaluate_image(
     if gt.shape != shape:
         raise InputError(f"result: shape {shape} does not match the ground truth {gt.shape}")
     if nms:
-        from segensemble.evaluation.nms import edge_map_nms
-
         if result.kind != "boundary":
             raise InputError(f"nms: non-maximum suppression applies to soft boundary maps (kind 'boundary'), "
                              f"got a {result.kind!r} result")
@@ -260,8 +257,6 @@ def evaluate_image(
         c = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
         out.boundary = ImageBoundaryResult(thresholds, c[:, 0], c[:, 1], c[:, 2], c[:, 3])
     if region:
-        from segensemble.evaluation.consistency import boundary_maps
-
         counts, cache, gt_maps = [], {}, boundary_maps(gt.segmentations)
         for k, t in enumerate(thresholds):
             seg = result.regions(t, k)

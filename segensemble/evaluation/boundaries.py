@@ -7,6 +7,7 @@ import numpy as np
 from segensemble.errors import InputError
 
 from segensemble.boundarymaps import ground_truth_boundaries, seg2bdry, thin_boundaries
+from segensemble.evaluation.correspond import correspond_pixels
 
 __all__ = ["seg2bdry", "thin_boundaries", "boundary_counts", "boundary_matches", "ground_truth_boundaries"]
 
@@ -51,8 +52,6 @@ def boundary_counts(bmap, gt_boundaries, *, max_dist: float = 0.0075, thin: bool
 
 def _correspondences(b: np.ndarray, gt_boundaries, max_dist: float):
     """``(annotation, matched machine pixels, matched annotation pixels)`` for every annotator, shapes checked."""
-    from segensemble.evaluation.correspond import correspond_pixels
-
     for g in gt_boundaries:
         g = np.asarray(g, dtype=bool)
         if g.shape != b.shape:

@@ -180,8 +180,6 @@ def correspond_pixels(bmap1, bmap2, max_dist: float = 0.0075):
     b1 = np.asarray(bmap1, dtype=bool)
     b2 = np.asarray(bmap2, dtype=bool)
     if b1.shape != b2.shape:
-        from segensemble.errors import InputError
-
         raise InputError(f"bmap2: expected the shape of bmap1 {b1.shape}, got {b2.shape}")
     m1 = np.zeros(b1.shape, dtype=bool)
     m2 = np.zeros(b2.shape, dtype=bool)

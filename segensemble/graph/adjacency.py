@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from segensemble.segmentation import canonical_codes
 
 __all__ = ["adjacent_pairs", "pair_pixel_values", "merge_small_regions", "atom_adjacency"]
 
@@ -79,7 +80,6 @@ def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int,
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
     from segensemble.features import region_means
-    from segensemble.segmentation import canonical_codes
 
     lab = canonical_codes(labels.ravel())[0].reshape(labels.shape).astype(np.int64)
     feats = features if features.ndim == 3 else features[:, :, None]

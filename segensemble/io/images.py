@@ -15,6 +15,7 @@ import numpy as np
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image
+from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "image_orientation",
            "apply_orientation", "decode_image", "read_image", "write_image"]
@@ -81,8 +82,6 @@ def image_shape(path, *, orient: bool = True) -> tuple[int, int]:
     >>> image_shape(p)
     (4, 5)
     """
-    from segensemble.io._imageheader import declared_shape
-
     path = _existing(path)
     if path.stat().st_size == 0:
         raise FileFormatError(f"{path}: the file is empty")
@@ -107,8 +106,6 @@ def image_orientation(path) -> int:
     >>> image_orientation(p), image_shape(p), image_shape(p, orient=False)
     (6, (6, 4), (4, 6))
     """
-    from segensemble.io._imageheader import exif_orientation
-
     return exif_orientation(path)
 
 
@@ -163,8 +160,6 @@ def _is_heif(path: Path) -> bool:
 def _decode_heif(path: Path) -> np.ndarray:
     """A HEIC/HEIF file through pillow-heif (turned as displayed), as 8-bit RGB or RGBA."""
     from PIL import Image
-
-    from segensemble.io._imageheader import register_heif
 
     if not register_heif():
         raise FileFormatError(f"{path}: HEIC/HEIF images need pillow-heif (pip install pillow-heif)")

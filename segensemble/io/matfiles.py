@@ -14,6 +14,7 @@ from segensemble.boundarymaps import ground_truth_boundaries
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io.images import MAX_PIXELS, _existing, check_pixel_limit
 from segensemble.validation import check_label_map
+from segensemble.io._matscan import MatSizeError, scan_mat
 
 __all__ = ["GroundTruth", "MAT_ARRAY_FACTOR", "MAT_TOTAL_FACTOR", "check_mat_limit", "mat_variable_names",
            "read_mat_segmentations", "read_ucm2", "read_ground_truth", "write_segmentations", "mat_bytes"]
@@ -68,8 +69,6 @@ def check_mat_limit(path, max_pixels=MAX_PIXELS) -> None:
     segensemble.errors.InputError: ...s.mat: segs (300x400) declares 120,000 elements, above the limit of 50,000 ...
     """
     if max_pixels is not None:
-        from segensemble.io._matscan import MatSizeError, scan_mat
-
         try:
             scan_mat(path, MAT_ARRAY_FACTOR * max_pixels, MAT_TOTAL_FACTOR * max_pixels)
         except MatSizeError as exc:

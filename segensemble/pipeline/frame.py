@@ -62,6 +62,7 @@ from segensemble.consensus.merging import (check_coefficients, image_statistics,
 from segensemble.pipeline.superatoms import MIN_PIECE, connected_atoms, majority_ensemble  # noqa: F401
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
+from segensemble.segmentation import canonical_codes
 
 __all__ = ["SPATIAL_DEFAULTS", "SpatialFusion", "image_aware_fit", "check_spatial", "majority_ensemble",
            "connected_atoms", "merge_params", "merge_regions"]
@@ -383,7 +384,6 @@ def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None,
     [0, 0, 1, 1, 1, 1]
     """
     from segensemble.features import boundary_strength
-    from segensemble.segmentation import canonical_codes
 
     regions = np.unique(np.asarray(labels), return_inverse=True)[1].reshape(np.shape(labels))
     n = int(regions.max()) + 1

@@ -12,7 +12,8 @@ import numpy as np
 
 from segensemble.validation import check_image
 from segensemble.errors import InputError
-from segensemble.io import MAX_PIXELS, check_pixel_limit
+from segensemble.io import MAX_PIXELS, check_pixel_limit, decode_image, image_shape, read_image
+from segensemble.pipeline.workscale import upsample_labels, upsample_map, working_image, working_shape
 
 __all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels",
            "target_shape", "prepare_image", "to_input_size", "results_to_input_size"]
@@ -96,8 +97,6 @@ def check_image_file(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = Fa
     >>> check_image_file(p, 5000, downscale=True)
     ((100, 200), 1)
     """
-    from segensemble.io import image_shape
-
     h, w = image_shape(path)
     if max_pixels is None or h * w <= max_pixels:
         return (h, w), 1
@@ -146,8 +145,6 @@ def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
     """
     import cv2
 
-    from segensemble.io import decode_image, read_image
-
     (h, w), reduce = check_image_file(path, max_pixels, downscale=downscale)
     if max_pixels is None or h * w <= max_pixels:
         return read_image(path, max_pixels=max_pixels), None
@@ -188,9 +185,6 @@ def prepare_image(image, max_pixels, downscale, working_pixels=None):
     """
     from pathlib import Path
 
-    from segensemble.io import decode_image
-    from segensemble.pipeline.workscale import working_image, working_shape
-
     if image is None:
         return None, None, None
     if isinstance(image, (str, Path)):
@@ -203,8 +197,6 @@ def prepare_image(image, max_pixels, downscale, working_pixels=None):
         return working_image(raw, small), (h, w), raw
     arr = np.asarray(image)
     if arr.ndim < 2:
-        from segensemble.validation import check_image
-
         check_image(arr)  # the one message for a malformed image
     h, w = arr.shape[:2]
     if max_pixels is not None and h * w > max_pixels and not downscale:
@@ -225,7 +217,6 @@ def to_input_size(labels, small, raw, original):
     """
     if raw is None:
         return upscale_labels(labels, original)
-    from segensemble.pipeline.workscale import upsample_labels
 
     full = upsample_labels(labels, small, raw)
     return full if full.shape == tuple(original) else upscale_labels(full, original)
@@ -244,8 +235,6 @@ def results_to_input_size(labels, levels, confidence, small, raw, original):
     ([[0, 0, 1, 1]], None, [[0.0, 0.25, 0.75, 1.0]])
     """
     import cv2
-
-    from segensemble.pipeline.workscale import upsample_map
 
     if original is None:
         return labels, levels, confidence

@@ -12,7 +12,7 @@ import numpy as np
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
-from segensemble.validation import check_image
+from segensemble.validation import check_image, check_int, check_random_state
 
 __all__ = ["segment", "run_segmenters", "available_cores", "confidence_map", "hierarchy_confidence"]
 
@@ -70,8 +70,6 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
     >>> [s.name for s in run_segmenters(img, ["slic:n_segments=4", "felzenszwalb"], rng=0, n_jobs=2)]
     ['slic', 'felzenszwalb']
     """
-    from segensemble.validation import check_random_state
-
     img = check_image(image)
     if isinstance(segmenters, str):  # one spec, or a comma-separated list, as on the command line
         segmenters = parse_segmenter_list(segmenters)
@@ -113,8 +111,6 @@ def available_cores(n_jobs: int = -1) -> int:
     (3, True)
     """
     import os
-
-    from segensemble.validation import check_int
 
     bad = InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}")
     try:

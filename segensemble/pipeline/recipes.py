@@ -24,7 +24,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from segensemble.errors import InputError
-from segensemble.pipeline.workscale import WORKING_PIXELS
+from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
+from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
+from segensemble.validation import check_int, check_n_segments
 
 __all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
 
@@ -133,8 +135,6 @@ class Recipe:
     def validate(self) -> Recipe:
         """Check the segmenters, method, parameters and post-processing; return self."""
         from segensemble import consensus
-        from segensemble.validation import check_int, check_n_segments
-        from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
 
         where = f"recipe {self.name!r}"
         if not self.segmenters:
@@ -157,7 +157,6 @@ class Recipe:
             raise InputError(f"{where}: boundary: expected 'learned' or none, got {self.boundary!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
-        from segensemble.pipeline.workscale import check_working_pixels
 
         check_working_pixels(self.working_pixels, f"{where}: working_pixels")
         try:

@@ -16,8 +16,10 @@ import numpy as np
 from segensemble.errors import InputError
 from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
                                             upscale_labels)
-from segensemble.pipeline.workscale import WORKING_PIXELS
-from segensemble.pipeline.members import hierarchy_confidence  # re-exported: run_recipe's confidence='auto'
+from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
+from segensemble.pipeline.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
+from segensemble.pipeline.recipes import Recipe, load_recipe
+from segensemble.validation import check_n_segments, check_soft_map
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
            "HIERARCHY_THRESHOLDS", "HIERARCHY_K", "CONFIDENCE_KINDS"]
@@ -115,8 +117,6 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
 
 
 def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
-    from segensemble.pipeline.members import available_cores, run_segmenters
-
     available_cores(n_jobs)  # checked whether or not there are segmenters to run
     if members is None:
         if img is None:
@@ -139,7 +139,6 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
     on the superatoms and ``ensemble`` is theirs. Otherwise ``fusion`` is None.
     """
     from segensemble import consensus
-    from segensemble.validation import check_n_segments
     from segensemble.ensemble import Ensemble
 
     k = check_n_segments(recipe.n_segments)
@@ -190,8 +189,6 @@ def _merge_tree(est, ens, fusion, recipe, boundary=None):
 def _boundary_map(boundary, img, segs, original):
     """The boundary evidence at the working size: None, the learned detector's map, or a given soft map checked."""
     import cv2
-
-    from segensemble.validation import check_soft_map
 
     if boundary is None:
         return None
@@ -319,12 +316,7 @@ def run_recipe(
     ((24, 32), 2, 2)
     """
     from segensemble import consensus
-    from segensemble.pipeline.members import confidence_map
     from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
-    from segensemble.pipeline.recipes import Recipe, load_recipe
-    from segensemble.validation import check_n_segments
-
-    from segensemble.pipeline.workscale import check_working_pixels
 
     recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     working_pixels = check_working_pixels(recipe.working_pixels if isinstance(working_pixels, str)
@@ -399,10 +391,6 @@ def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: in
     >>> seg.n_segments, labels.shape
     (2, (16, 16))
     """
-    from segensemble.pipeline.members import segment
-
-    from segensemble.pipeline.workscale import check_working_pixels
-
     img, original, raw = prepare_image(image, max_pixels, downscale, check_working_pixels(working_pixels))
     seg = segment(img, method, rng=random_state, **params)
     labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original)
