@@ -128,3 +128,18 @@ def test_bench_runs_exactly_the_recipe_it_was_given(key):
 
     recipe = load_recipe(key)
     assert BenchConfig.from_recipe(recipe).to_recipe() == replace(recipe, description="")
+
+
+def test_built_in_recipes_are_data_files_in_the_user_format():
+    """Every built-in recipe is a TOML file a user could have written: load_recipe(file) gives the same recipe."""
+    from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
+
+    files = sorted(BUILTIN_FOLDER.glob("*.toml"))
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 8
+    for path in files:
+        recipe = load_recipe(path)
+        assert recipe == VERSIONS[recipe.name][recipe.version], path.name
+        assert path.read_text().startswith("# Built-in recipe"), path.name
+    from segensemble.pipeline.workscale import WORKING_PIXELS
+
+    assert VERSIONS["default"]["6"].working_pixels == WORKING_PIXELS and VERSIONS["default"]["5"].working_pixels is None

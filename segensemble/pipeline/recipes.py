@@ -23,8 +23,13 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+try:
+    import tomllib as _toml
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as _toml
+
 from segensemble.errors import InputError
-from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
+from segensemble.pipeline.workscale import check_working_pixels
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
 from segensemble.validation import check_int, check_n_segments
 
@@ -182,108 +187,37 @@ class Recipe:
         return self
 
 
-#: The ``seed`` recipe's members (parameters chosen on BSDS500 train/val, see README) and consensus method.
-SEED_SEGMENTERS = ("ncut", "graphcut", "chanvese", "slic")
-SEED_METHOD = "ecbpce"
+#: The built-in recipes: one TOML file each in ``builtin/`` beside this module (data, not code; the same
+#: format as a user's recipe file), read once at import.
+BUILTIN_FOLDER = Path(__file__).with_name("builtin")
 
-#: The ensemble and consensus of ``default`` were chosen on BSDS500 train and
-#: val images only (see README, "Choosing the default recipe").
-_DEFAULT_V3 = Recipe(
-    name="default",
-    version="3",
-    segmenters=("felzenszwalb:scale=100", "felzenszwalb:scale=300", "felzenszwalb:scale=500",
-                "felzenszwalb:scale=1000", "slic:n_segments=200", "meanshift", "watershed"),
-    method="merge",
-    params={
-        "criterion": "learned",
-        "threshold": 0.45,
-        "min_size": 200,
-        # fitted on BSDS500 train by benchmarks/train_merge_model.py (one coefficient per member)
-        "member_weights": [0.465, 0.437, 0.441, 0.465, 0.383, 0.595, 0.873],
-        "coefficients": {"vote": 3.659, "gradient": 1.388, "colour": 1.477, "texture": 0.623, "size": 2.231,
-                         "length": -0.52, "bias": -3.944},
-    },
-    postprocess={"connected": True, "min_size": 200},
-    image_aware=False,
-    description="Boundary consensus with a learned merge criterion: greedy merging of atoms by the "
-                "probability that two regions differ, from the members' weighted boundary vote, the colour "
-                "gradient and the regions' colour, texture and size (fitted on BSDS500 train); cut at 0.45.",
-)
 
-_DEFAULT_V5 = Recipe(
-    name="default",
-    version="5",
-    segmenters=_DEFAULT_V3.segmenters + ("ucm:threshold=0.15",),
-    method="merge",
-    spatial={
-        "threshold": 0.5,
-        "min_size": 200,
-        # fitted on BSDS500 train with the detector's probability as the border evidence
-        # (benchmarks/train_merge_model.py --segmenters ... --boundary learned); the cut chosen on val
-        "member_weights": [0.433, 0.373, 0.366, 0.344, 0.257, 0.488, 0.56, 0.668],
-        "coefficients": {"vote": 3.489, "gradient": 5.584, "colour": 1.064, "texture": 0.151, "size": 2.119,
-                         "length": -0.265, "bias": -4.458},
-    },
-    postprocess={"connected": True, "min_size": 200},
-    boundary="learned",
-    description="Version 4's members plus the learned boundary detector's ultrametric contour map (cut at "
-                "0.15), fused by the learned boundary consensus reading the detector's boundary probability "
-                "along every border (fitted on BSDS500 train, cut at 0.5 chosen on val).",
-)
+def _recipe(data: dict) -> Recipe:
+    """A Recipe from a parsed recipe mapping, the defaults filled in (no validation)."""
+    return Recipe(
+        name=str(data["name"]),
+        version=str(data.get("version", "1")),
+        segmenters=tuple(data["segmenters"]),
+        method=str(data["method"]),
+        n_segments=data.get("n_segments", "auto"),
+        params=dict(data.get("params", {})),
+        postprocess={"connected": False, "min_size": 0, **dict(data.get("postprocess", {}))},
+        description=str(data.get("description", "")),
+        spatial=dict(data.get("spatial", {})),
+        image_aware=data.get("image_aware", True),
+        boundary=data.get("boundary"),
+        working_pixels=data.get("working_pixels"),
+    )
 
-_RECIPES = (
-    _DEFAULT_V3,
-    replace(
-        _DEFAULT_V3,
-        version="4",
-        params={},
-        spatial={k: _DEFAULT_V3.params[k] for k in ("threshold", "min_size", "member_weights", "coefficients")},
-        image_aware=True,
-        description="Version 3's ensemble and learned boundary consensus (the same segmentations); its learned "
-                    "criterion is the image-aware frame of every method: -m METHOD keeps these members, fitted "
-                    "weights and post-processing and swaps the consensus.",
-    ),
-    _DEFAULT_V5,
-    # v6 is v5 with a working scale: identical on every image of at most 154 401 pixels (all of BSDS500)
-    replace(
-        _DEFAULT_V5,
-        version="6",
-        working_pixels=WORKING_PIXELS,
-        description=_DEFAULT_V5.description + " Images above 154 401 pixels (481 x 321; any photo) are processed "
-                    "at that many pixels, the scale every model of the recipe was fitted on, and the labels are "
-                    "brought back to full resolution by joint bilateral upsampling against the full-resolution "
-                    "photo.",
-    ),
-    _SEED_V1 := Recipe(
-        name="seed",
-        version="1",
-        segmenters=SEED_SEGMENTERS,
-        method=SEED_METHOD,
-        # chosen on the first 20 BSDS500 val images, the threshold confirmed on all 100 (benchmarks/methods_on_bsds.py):
-        # its members are coarse, so the frame stops a little later (0.5) and the method's boundaries weigh a little
-        # more (0.1)
-        spatial={"threshold": 0.5, "min_size": 200, "partition_weight": 0.1},
-        postprocess={"connected": True, "min_size": 200},
-        description="The segmenters of the product brief - normalized cuts, graph cuts, Chan-Vese active contours, "
-                    "SLIC - fused by projective clustering ensembles (E-CB-PCE) in the image-aware frame (generic "
-                    "learned criterion); -m sdp, -m borda, ... swap the consensus.",
-    ),
-    _CLASSIC_V1 := Recipe(
-        name="classic",
-        version="1",
-        segmenters=("slic", "felzenszwalb"),
-        method="eac",
-        description="Evidence accumulation (average linkage on the co-association) of SLIC and Felzenszwalb.",
-    ),
-    # the same recipes with the working scale of default@6 (identical on images of at most 154 401 pixels)
-    replace(_SEED_V1, version="2", working_pixels=WORKING_PIXELS),
-    replace(_CLASSIC_V1, version="2", working_pixels=WORKING_PIXELS),
-)
+
+def _builtin_recipes() -> list:
+    return [_recipe(_toml.loads(path.read_text(encoding="utf-8"))) for path in sorted(BUILTIN_FOLDER.glob("*.toml"))]
+
 
 #: Every built-in recipe by name and version; a version, once published, never changes (pin it as
 #: ``name@version`` to keep results reproducible across upgrades).
 VERSIONS: dict = {}
-for _r in _RECIPES:
+for _r in _builtin_recipes():
     VERSIONS.setdefault(_r.name, {})[_r.version] = _r
 #: The newest version of every built-in recipe (what a bare name selects).
 BUILTIN = {name: versions[max(versions, key=int)] for name, versions in VERSIONS.items()}
@@ -311,21 +245,7 @@ def recipe_from_mapping(data: dict, *, source: str = "recipe") -> Recipe:
     for key, kind in (("params", dict), ("postprocess", dict), ("spatial", dict)):
         if key in data and not isinstance(data[key], kind):
             raise InputError(f"{source}: {key}: expected a table of name = value, got {data[key]!r}")
-    post = {"connected": False, "min_size": 0, **dict(data.get("postprocess", {}))}
-    recipe = Recipe(
-        name=str(data["name"]),
-        version=str(data.get("version", "1")),
-        segmenters=tuple(segs),
-        method=str(data["method"]),
-        n_segments=data.get("n_segments", "auto"),
-        params=dict(data.get("params", {})),
-        postprocess=post,
-        description=str(data.get("description", "")),
-        spatial=dict(data.get("spatial", {})),
-        image_aware=data.get("image_aware", True),
-        boundary=data.get("boundary"),
-        working_pixels=data.get("working_pixels"),
-    )
+    recipe = _recipe(data)
     return recipe.validate()
 
 
@@ -357,11 +277,7 @@ def load_recipe(name_or_path) -> Recipe:
         raise InputError(f"{path}: a recipe file of {path.stat().st_size:,} bytes; at most {MAX_RECIPE_BYTES:,}")
     try:
         if suffix == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                import tomli as tomllib
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = _toml.loads(path.read_text(encoding="utf-8"))
         elif suffix in (".yaml", ".yml"):
             try:
                 import yaml
