@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble.atomic import atomic_write_text, remove_stale_temporaries
-from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
+from segensemble.atomic import atomic_write_text
+from segensemble.batch.folders import batch_folder
+from segensemble.batch.tasks import check_scheduler, input_digests, resume_tasks, settings_key
 from segensemble.validation import check_distinct_paths, check_int, check_output_path, check_n_segments
 from segensemble.errors import InputError, warn_deprecated
 from segensemble.io import MAX_PIXELS, read_ground_truth, write_image, write_labels, write_segmentations
@@ -251,8 +252,7 @@ def run_bench(
     check_output_path(out, "--out", folder=True)
     check_distinct_paths({"--out": out}, {"--bsds": bsds})
     check_scheduler(scheduler)
-    with output_lock(out, "--out"):
-        remove_stale_temporaries(out)  # left by a killed run
+    with batch_folder(out, "--out"):
         if bsds is None:
             root = out / "dataset"
             marker = root / f".synthetic-{synthetic_images}"
@@ -268,16 +268,11 @@ def run_bench(
         if not ids:
             raise InputError(f"split: no images with ground truth in {ds.data} split {split!r}")
         required = ("fused/{id}.png", "members/{id}.mat") + (("segs/{id}.mat",) if config.hierarchy else ())
-        done = load_finished(out, ids, config.key(), required=required, inputs=lambda i: _inputs(ds, split, i))
-        todo = [i for i in ids if i not in done]
-        if progress:
-            progress(len(done), len(ids))
-        new, failures = run_tasks(
-            _bench_image, todo, (str(ds.data), split, config, str(out)), jobs=n_jobs, progress=progress,
-            done_before=len(done), scheduler=scheduler, output_dir=out, worker_timeout=worker_timeout,
-        )
-        done.update(new)
-        results = [done[i] for i in ids if i in done]
+        done, failures, _ = resume_tasks(
+            _bench_image, ids, (str(ds.data), split, config, str(out)), out, config.key(), required=required,
+            inputs=lambda i: _inputs(ds, split, i), jobs=n_jobs, progress=progress, scheduler=scheduler,
+            worker_timeout=worker_timeout)
+        results = list(done.values())
         summary = {
             "dataset": str(ds.data),
             "split": split,
@@ -299,7 +294,6 @@ def run_bench(
             summary["hierarchy"] = {"region": h.get("region"), "boundary": h.get("boundary"),
                                     "official_files": str(out / "eval_hierarchy")}
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
-        remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
         return summary
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from segensemble.errors import FileFormatError, InputError
 from segensemble.atomic import atomic_write_all
-from segensemble.batch.tasks import output_lock
+from segensemble.batch.folders import output_lock
 from segensemble.validation import check_distinct_paths, check_output_path
 
 __all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]

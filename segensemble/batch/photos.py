@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
-from segensemble.atomic import atomic_write_text, remove_stale_temporaries
+from segensemble.batch.folders import batch_folder
+from segensemble.batch.tasks import check_scheduler, input_digests, resume_tasks, settings_key
+from segensemble.atomic import atomic_write_text
 from segensemble.errors import InputError
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array, write_image, write_labels
 from segensemble.batch.report import overlay_boundaries
@@ -281,19 +282,15 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
                             downscale=downscale, image_aware=image_aware, working_pixels=working_pixels,
                             confidence=confidence, overlay=None if overlay_dir is None else str(overlay_dir),
                             confidence_dir=None if confidence_dir is None else str(confidence_dir), orient=orient)
-    with output_lock(out, "--out-dir"):
-        key = settings.key()
-        ids = list(files)
-        done = load_finished(out, ids, key, required=("{id}.png",), inputs=lambda i: {"image": files[i]})
-        done = {i: r for i, r in done.items() if all(p.is_file() for p in _outputs(out, i, settings).values())}
-        todo = [i for i in ids if i not in done]
-        out.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(out)
-        results, failures = run_tasks(_fuse_task, todo, ({i: str(files[i]) for i in todo}, settings, str(out), threads),
-                                      jobs=n_jobs, progress=progress, done_before=len(done), total=len(ids),
-                                      scheduler=scheduler, output_dir=out)
+    with batch_folder(out, "--out-dir"):
+        key, ids = settings.key(), list(files)
+        done, failures, skipped = resume_tasks(
+            _fuse_task, ids, ({i: str(p) for i, p in files.items()}, settings, str(out), threads), out, key,
+            required=("{id}.png",), inputs=lambda i: {"image": files[i]},
+            complete=lambda i: all(p.is_file() for p in _outputs(out, i, settings).values()), jobs=n_jobs,
+            progress=progress, scheduler=scheduler)
         summary = {"recipe": f"{chosen.name}@{chosen.version}", "config": key, "images": len(ids),
-                   "fused": len(results), "skipped": len(done), "failures": dict(sorted(failures.items())),
+                   "fused": len(done) - skipped, "skipped": skipped, "failures": dict(sorted(failures.items())),
                    "outputs": {i: str(_outputs(out, i, settings)["labels"]) for i in ids if i not in failures}}
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
         return summary

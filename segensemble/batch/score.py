@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from segensemble.atomic import atomic_write_text, remove_stale_temporaries
-from segensemble.batch.tasks import check_scheduler, input_digests, load_finished, output_lock, run_tasks, settings_key
+from segensemble.atomic import atomic_write_text
+from segensemble.batch.folders import batch_folder
+from segensemble.batch.tasks import check_scheduler, input_digests, resume_tasks, settings_key
 from segensemble.validation import check_distinct_paths, check_int, check_output_path
 from segensemble.errors import InputError, warn_deprecated
 from segensemble.evaluation.benchmark import MAX_NTHRESH
@@ -200,8 +201,7 @@ def score_results(
     check_output_path(out, "--out", folder=True)
     check_distinct_paths({"--out": out}, {"RESULTS": results_dir, "--gt": gt_dir})
     check_scheduler(scheduler)
-    with output_lock(out, "--out"):
-        remove_stale_temporaries(out)  # left by a killed run
+    with batch_folder(out, "--out"):
         for name, d in (("results_dir", results_dir), ("gt_dir", gt_dir)):
             if not d.is_dir():
                 raise InputError(f"{name}: {d} is not a folder")
@@ -216,16 +216,10 @@ def score_results(
         if not ids:
             raise InputError(f"gt_dir: no ground truth (.mat, edge maps){' with a result' if subset else ''} in "
                              f"{gt_dir}")
-        done = load_finished(out, ids, config.key(), inputs=lambda i: _inputs(results_dir, gt_dir, i))
-        todo = [i for i in ids if i not in done]
-        if progress:
-            progress(len(done), len(ids))
-        new, failures = run_tasks(
-            _score_image, todo, (str(results_dir), str(gt_dir), config, str(out), max_pixels), jobs=n_jobs,
-            progress=progress, done_before=len(done), scheduler=scheduler, output_dir=out,
-        )
-        done.update(new)
-        scored = [i for i in ids if i in done]
+        done, failures, _ = resume_tasks(
+            _score_image, ids, (str(results_dir), str(gt_dir), config, str(out), max_pixels), out, config.key(),
+            inputs=lambda i: _inputs(results_dir, gt_dir, i), jobs=n_jobs, progress=progress, scheduler=scheduler)
+        scored = list(done)
         summary = {
             "results": str(results_dir), "ground_truth": str(gt_dir),
             "config": {**config.__dict__, "key": config.key()}, "n_images": len(scored), "failures": failures,
@@ -250,5 +244,4 @@ def score_results(
                 summary["region"] = rsum.to_dict()
             summary["ids"] = scored
         atomic_write_text(out / "summary.json", json.dumps(summary, indent=1))
-        remove_stale_temporaries(out)  # of workers that died during this run (their tasks were run again)
         return summary

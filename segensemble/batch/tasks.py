@@ -18,11 +18,9 @@ from pathlib import Path
 from segensemble.atomic import file_digest, remove_stale_temporaries
 from segensemble.errors import InputError, describe_exception, first_line
 
-__all__ = ["run_tasks", "load_finished", "settings_key", "settings_hash", "input_digests",
-           "check_scheduler", "output_lock", "SCHEDULER_SCHEMES", "LOCK_NAME"]
+__all__ = ["run_tasks", "resume_tasks", "load_finished", "settings_key", "settings_hash",
+           "input_digests", "check_scheduler", "SCHEDULER_SCHEMES"]
 
-#: The file that marks a folder as being written by a live run (one writer per output folder).
-LOCK_NAME = ".segensemble-lock"
 
 #: Address schemes of a Dask distributed scheduler.
 SCHEDULER_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
@@ -50,83 +48,6 @@ def check_scheduler(address):
         raise InputError(f"--scheduler: expected tcp://HOST:PORT (schemes {', '.join(SCHEDULER_SCHEMES)}), "
                          f"got {text!r}")
     return text
-
-
-class output_lock:
-    """One writer per output folder: a second run into a folder that a live run is writing is refused.
-
-    ``with output_lock(folder, "--out"):`` creates ``folder/.segensemble-lock``
-    (exclusively: of two runs starting at once, one gets it) holding this
-    process's id and host; another run finding it refuses with one line
-    naming the folder and that process. A lock left by a run that died (its
-    process is gone) is taken over. The lock is removed when the run ends,
-    however it ends.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> d = tempfile.mkdtemp()
-    >>> with output_lock(d, "--out"):
-    ...     with output_lock(d, "--out"):
-    ...         pass
-    Traceback (most recent call last):
-    ...
-    segensemble.errors.InputError: --out: ... is being written by another segensemble run (process ...); wait for it to finish or choose another folder
-    """
-
-    def __init__(self, folder, name: str = "--out"):
-        self.folder, self.name, self.path = Path(folder), name, Path(folder) / LOCK_NAME
-
-    def __enter__(self):
-        import socket
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        me = {"pid": os.getpid(), "host": socket.gethostname(), "argv": sys.argv[:8]}
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                other = self._holder()
-                if other is not None:
-                    raise InputError(f"{self.name}: {self.folder} is being written by another segensemble run "
-                                     f"(process {other['pid']}{_command(other)}); wait for it to finish or choose "
-                                     "another folder") from None
-                self.path.unlink(missing_ok=True)  # a dead run's lock: taken over
-                continue
-            with os.fdopen(fd, "w") as fh:
-                json.dump(me, fh)
-            return self
-        raise InputError(f"{self.name}: could not lock {self.folder} for writing; try again")
-
-    def _holder(self):
-        """The live run holding the lock, or None when the lock is stale (its process gone) or unreadable."""
-        import socket
-
-        try:
-            other = json.loads(self.path.read_text())
-            pid = int(other["pid"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        if other.get("host") != socket.gethostname():
-            return other  # another machine's run on a shared folder: cannot tell, so it counts as live
-        if pid == os.getpid():
-            return other
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            return other
-        return other
-
-    def __exit__(self, *exc):
-        self.path.unlink(missing_ok=True)
-        return False
-
-
-def _command(record) -> str:
-    argv = record.get("argv") or []
-    return f": {' '.join(map(str, argv))[:80]}" if argv else ""
 
 
 def settings_key(settings) -> str:
@@ -290,7 +211,6 @@ def run_tasks(task, ids, args: tuple, *, jobs: int = 1, progress=None, done_befo
     except BaseException:  # Ctrl-C, SIGTERM (raised as KeyboardInterrupt by the CLI), any failure of the parent
         _stop_workers(pool, others)
         if output_dir is not None:  # a worker killed mid-write leaves its temporary; its writer is gone now
-
             remove_stale_temporaries(output_dir)
         raise
     pool.shutdown(wait=True)
@@ -322,6 +242,45 @@ def _dask_finished(client, futures: list, scheduler: str, worker_timeout: float)
             raise RuntimeError(f"scheduler: no Dask worker at {scheduler} for {worker_timeout:g} s; "
                                f"{len(pending)} image(s) not run (start workers and run again: finished images "
                                "are kept)")
+
+
+def resume_tasks(task, ids, args: tuple, out, key: str, *, inputs=None, required=(), complete=None, jobs: int = 1,
+                 progress=None, scheduler: str | None = None, worker_timeout: float = WORKER_TIMEOUT):
+    """The resumable batch, written once (bench, score, fuse --out-dir): every id without a valid record
+    under ``out`` (see :func:`load_finished`; ``complete(id)``, when given, must also hold, e.g. outputs
+    written outside ``out`` exist) is run by :func:`run_tasks`.
+
+    Returns
+    -------
+    records : dict id -> record, in the order of ``ids``
+        The finished ones (from before and from this run).
+    failures : dict id -> one-line message
+    skipped : int
+        How many were finished before (not run again).
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> out = Path(tempfile.mkdtemp())
+    >>> def task(i, out):
+    ...     rec = {"config": "k", "value": int(i)}
+    ...     _ = (Path(out) / "per_image").mkdir(exist_ok=True)
+    ...     _ = (Path(out) / "per_image" / f"{i}.json").write_text(json.dumps(rec))
+    ...     return rec
+    >>> resume_tasks(task, ["1", "2"], (str(out),), out, "k")[2], resume_tasks(task, ["1", "2", "3"], (str(out),), out, "k")[2]
+    (0, 2)
+    """
+    done = load_finished(out, ids, key, required=required, inputs=inputs)
+    if complete is not None:
+        done = {i: r for i, r in done.items() if complete(i)}
+    todo = [i for i in ids if i not in done]
+    if progress:
+        progress(len(done), len(ids))
+    skipped = len(done)
+    new, failures = run_tasks(task, todo, args, jobs=jobs, progress=progress, done_before=skipped, total=len(ids),
+                              scheduler=scheduler, output_dir=out, worker_timeout=worker_timeout)
+    done.update(new)
+    return {i: done[i] for i in ids if i in done}, failures, skipped
 
 
 def _stop_workers(pool, others: set) -> None:

@@ -17,7 +17,7 @@ import time
 import numpy as np
 import pytest
 
-from segensemble.batch.tasks import LOCK_NAME, output_lock
+from segensemble.batch.folders import LOCK_NAME, output_lock
 from segensemble.errors import InputError
 
 
