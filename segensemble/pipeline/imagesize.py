@@ -1,9 +1,10 @@
-"""Image size limits: refuse large images before decoding them, or process them downscaled.
+"""The image a recipe processes: size limits checked from the file header, the working scale, the way back.
 
-Segmenting takes about 1 GB of memory per megapixel with the default
-segmenters, so images above :data:`MAX_PIXELS` are refused up front — from the
-size their file header declares, before anything is decoded — or, on request,
-processed at reduced size and the results upscaled back.
+An image above ``max_pixels`` (a decompression-bomb guard, :data:`MAX_PIXELS`)
+is refused before anything is decoded, or with ``downscale`` decoded at
+reduced size; an image above a recipe's working scale is processed
+area-averaged to it (:mod:`segensemble.pipeline.workscale`) and its results
+are brought back to the input's size (:func:`results_to_input_size`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ __all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file",
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
 #: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
 DECODE_LIMIT = 64_000_000
-
 
 
 def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = False, name: str = "image"):
@@ -217,7 +217,6 @@ def to_input_size(labels, small, raw, original):
     """
     if raw is None:
         return upscale_labels(labels, original)
-
     full = upsample_labels(labels, small, raw)
     return full if full.shape == tuple(original) else upscale_labels(full, original)
 

@@ -2,7 +2,7 @@
 
 Every caller — ``segensemble fuse``, ``segensemble bench`` (local and Dask),
 :func:`segensemble.fuse` and vision pipelines — goes through
-:func:`run_recipe`: pixel limit (refuse or downscale) → members (segmenters,
+:func:`run_recipe`: pixel limit (refuse or downscale) and working scale → members (segmenters,
 or label maps given) → optional agreement (CAP) → consensus → post-processing
 → hierarchy → confidence → back to the input's size.
 """
@@ -64,7 +64,8 @@ class FusionResult:
     image : (h, w, 3) float array or None
         The processed image.
     working_pixels, processed_labels : int or None, (h, w) int32 array
-        The working scale applied, and ``labels`` at the processed size.
+        The recipe's working scale (None when none applies: no scale, or
+        the members were given), and ``labels`` at the processed size.
     fusion : SpatialFusion or None
         The image-aware frame's record (superatoms, the method's own
         partition, the final hierarchy) when the method ran in it.
@@ -81,7 +82,6 @@ class FusionResult:
     downscaled_from: tuple | None = None
     image: np.ndarray | None = field(default=None, repr=False)
     fusion: object = field(default=None, repr=False)
-
     working_pixels: int | None = None
     processed_labels: np.ndarray | None = field(default=None, repr=False)
 
@@ -327,8 +327,10 @@ def run_recipe(
     if confidence in ("max", "entropy") and not consensus.get(recipe.method).capabilities.soft:
         raise InputError(f"confidence: method {recipe.method!r} gives no memberships; use one of "
                          f"{', '.join(consensus.soft_methods())}")
+    if members is not None:  # label maps made elsewhere are fused at their own size
+        working_pixels = None
     say("reading")
-    img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels if members is None else None)
+    img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels)
     say("members")
     segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs, say)
     if agree and img is None:

@@ -5,17 +5,23 @@ images (481 x 321 = 154 401 pixels). A 12-megapixel photo gives them a scale
 they never saw and costs ~80 times the memory and time for the same
 segmentation. So a recipe with a ``working_pixels`` budget processes a larger
 image at that budget (area-averaged, aspect ratio kept), and the labels come
-back at the input's full resolution by **joint bilateral upsampling** of the
-label map (Kopf et al., "Joint bilateral upsampling", SIGGRAPH 2007): every
-full-resolution pixel whose 3 x 3 working-pixel neighbourhood holds more than
-one label takes the label with the largest sum of weights
+back at the input's full resolution by a joint bilateral upsampling of the
+label map (after Kopf et al., "Joint bilateral upsampling", SIGGRAPH 2007):
+every full-resolution pixel ``p`` whose 3 x 3 working-pixel neighbourhood
+``N(p)`` holds more than one label takes the label ``l`` of that
+neighbourhood with the largest score
 
-    w(p, q) = exp(-|p - q|^2 / (2 sigma_s^2)) * exp(-|I(p) - I_w(q)|^2 / (2 sigma_r^2))
+    S(l) = sum_{q in N(p), L(q) = l} w_s(p, q) * exp(-|I(p) - m_l|^2 / (2 sigma_r^2)),
+    w_s(p, q) = exp(-|p - q|^2 / (2 sigma_s^2)),
+    m_l = sum_{q in N(p), L(q) = l} w_s(p, q) I_w(q) / sum_{q in N(p), L(q) = l} w_s(p, q),
 
-over the working pixels ``q`` of that neighbourhood, where ``|p - q|`` is in
-working pixels, ``I(p)`` is the full-resolution pixel's CIE Lab colour and
-``I_w(q)`` the working pixel's. Everywhere else the label is the nearest
-working pixel's. Only a band of about one working pixel on each side of a
+where ``|p - q|`` is in working pixels, ``I(p)`` is the full-resolution
+pixel's CIE Lab colour and ``I_w(q)`` the working pixel's. Where we chose:
+Kopf et al. weigh each ``q`` by its own colour, ``exp(-|I(p) - I_w(q)|^2 /
+(2 sigma_r^2))``; against the label's local mean ``m_l`` instead, a working
+pixel labelled one side of an edge while its colour is the other side's does
+not drag the full-resolution pixels of that colour along. Everywhere else
+the label is the nearest working pixel's. Only a band of about one working pixel on each side of a
 boundary is touched, in strips of rows, so memory stays a few bytes a pixel:
 no full-resolution float image is ever held.
 
