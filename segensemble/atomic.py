@@ -14,7 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "remove_stale_temporaries", "file_digest"]
+__all__ = ["atomic_write_bytes", "atomic_write_all", "atomic_write_text", "remove_stale_temporaries", "file_digest",
+           "pid_alive"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -111,7 +112,14 @@ _TAG = re.compile(r"~(\d+)@([A-Za-z0-9-]+)~[^/]*\.tmp$")
 UNCHECKABLE_AGE = 24 * 3600.0
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this id runs on this machine (one owned by another user counts).
+
+    Examples
+    --------
+    >>> pid_alive(os.getpid())
+    True
+    """
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -124,7 +132,7 @@ def _pid_alive(pid: int) -> bool:
 def _is_dead_writers(path: Path, host: str, now: float) -> bool:
     m = _TAG.search(path.name)
     if m and m.group(2) == host:
-        return not _pid_alive(int(m.group(1)))
+        return not pid_alive(int(m.group(1)))
     try:
         return now - path.stat().st_mtime > UNCHECKABLE_AGE
     except FileNotFoundError:

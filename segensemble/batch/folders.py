@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from segensemble.atomic import remove_stale_temporaries
+from segensemble.atomic import pid_alive, remove_stale_temporaries
 from segensemble.errors import InputError
 
 __all__ = ["output_lock", "batch_folder", "LOCK_NAME"]
@@ -78,15 +78,7 @@ class output_lock:
             return None
         if other.get("host") != socket.gethostname():
             return other  # another machine's run on a shared folder: cannot tell, so it counts as live
-        if pid == os.getpid():
-            return other
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            return other
-        return other
+        return other if pid == os.getpid() or pid_alive(pid) else None
 
     def __exit__(self, *exc):
         self.path.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ headers are parsed here directly; other formats through Pillow's lazy
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["declared_shape", "exif_orientation", "register_heif"]
@@ -56,8 +57,11 @@ def _jpeg_shape(fh):
             return None
 
 
+@lru_cache(maxsize=None)
 def register_heif() -> bool:
-    """Let Pillow open HEIC/HEIF files (phones' default format) through pillow-heif; False when it is missing."""
+    """Let Pillow open HEIC/HEIF files (phones' default format) through pillow-heif; False when it is missing.
+
+    Done once per process (every header read asks for it)."""
     try:
         import pillow_heif
     except ImportError:
