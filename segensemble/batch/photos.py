@@ -24,9 +24,10 @@ from segensemble.atomic import atomic_write_text
 from segensemble.errors import InputError
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array, write_image, write_labels
 from segensemble.batch.report import overlay_boundaries
+from segensemble.pipeline.imagesize import read_unoriented
 from segensemble.validation import check_distinct_paths, check_output_path
 
-__all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_overlay", "read_unoriented",
+__all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_overlay",
            "FuseSettings"]
 
 
@@ -143,25 +144,6 @@ def write_overlay(path, source, labels) -> None:
 
         photo = cv2.resize(photo, labels.shape[::-1], interpolation=cv2.INTER_AREA)
     write_image(path, overlay_boundaries(photo, labels))
-
-
-def read_unoriented(path, max_pixels=MAX_PIXELS, downscale: bool = False) -> np.ndarray:
-    """An image file's pixel grid as stored, EXIF orientation not applied (``--ignore-orientation``); header-checked.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from PIL import Image
-    >>> exif = Image.Exif(); exif[0x0112] = 6
-    >>> p = os.path.join(tempfile.mkdtemp(), "sideways.png")
-    >>> Image.new("RGB", (6, 4)).save(p, exif=exif.tobytes())
-    >>> read_unoriented(p).shape
-    (4, 6, 3)
-    """
-    from segensemble.pipeline.imagesize import check_image_file
-
-    _, reduce = check_image_file(path, max_pixels, downscale=downscale)
-    return decode_image(path, reduce=reduce, orient=False)
 
 
 @dataclass

@@ -250,7 +250,8 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
 def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
               max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation) -> None:
     """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
-    from segensemble.batch.photos import read_unoriented, write_fused
+    from segensemble.batch.photos import write_fused
+    from segensemble.pipeline.imagesize import read_unoriented
     from segensemble.pipeline.runner import run_recipe
 
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])

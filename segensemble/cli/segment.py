@@ -73,7 +73,7 @@ def segment(
     params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
     working = working_pixels or None
     if ignore_orientation:
-        from segensemble.batch.photos import read_unoriented
+        from segensemble.pipeline.imagesize import read_unoriented
 
         source = read_unoriented(image, max_pixels, downscale)
     else:

@@ -17,7 +17,7 @@ from segensemble.io import MAX_PIXELS, check_pixel_limit, decode_image, image_sh
 from segensemble.pipeline.workscale import upsample_labels, upsample_map, working_image, working_shape
 
 __all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels",
-           "target_shape", "prepare_image", "to_input_size", "results_to_input_size"]
+           "target_shape", "prepare_image", "to_input_size", "results_to_input_size", "read_unoriented"]
 
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
 #: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
@@ -151,6 +151,23 @@ def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
     raw = decode_image(path, reduce=reduce)
     small = cv2.resize(raw, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA)
     return check_image(small), (h, w)
+
+
+def read_unoriented(path, max_pixels=MAX_PIXELS, downscale: bool = False) -> np.ndarray:
+    """An image file's pixel grid as stored, EXIF orientation not applied (``--ignore-orientation``); header-checked.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from PIL import Image
+    >>> exif = Image.Exif(); exif[0x0112] = 6
+    >>> p = os.path.join(tempfile.mkdtemp(), "sideways.png")
+    >>> Image.new("RGB", (6, 4)).save(p, exif=exif.tobytes())
+    >>> read_unoriented(p).shape
+    (4, 6, 3)
+    """
+    _, reduce = check_image_file(path, max_pixels, downscale=downscale)
+    return decode_image(path, reduce=reduce, orient=False)
 
 
 def upscale_labels(labels, shape) -> np.ndarray:
