@@ -11,6 +11,8 @@ Examples
 [0, 0, 1]
 """
 
+import inspect
+
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, as_ensemble
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
@@ -45,8 +47,6 @@ def make(name: str, n_clusters="auto", *, random_state=None, **params):
     >>> make("eac", 2, random_state=0).get_params()["n_clusters"], "random_state" in make("eac").get_params()
     (2, False)
     """
-    import inspect
-
     cls = get(name)
     accepted = inspect.signature(cls).parameters
     if "random_state" in accepted:
@@ -58,6 +58,7 @@ def make(name: str, n_clusters="auto", *, random_state=None, **params):
     return cls(n_clusters=n_clusters, **params)
 
 
+from segensemble.consensus.agreement import CAP  # noqa: E402
 from segensemble.consensus.bestofk import BestOfK  # noqa: E402
 from segensemble.consensus.bipartite import HBGF  # noqa: E402
 from segensemble.consensus.coassociation import KCC, Basic, Spectral  # noqa: E402
@@ -73,7 +74,7 @@ from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confide
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
+    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
     "get", "make", "register", "soft_methods", "Capabilities",

@@ -32,6 +32,7 @@ from segensemble.consensus._base import seed_from
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.validation import check_image
+from segensemble.features import pixel_features
 
 __all__ = ["CAP", "agreement_objective", "visual_words"]
 
@@ -138,8 +139,6 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
 
     gen = np.random.default_rng(seed_from(random_state))
     if image is not None:
-        from segensemble.features import pixel_features
-
         if ensemble.index is None:
             raise InputError("image: the ensemble has no pixel index (build it with Ensemble.from_segmentations)")
         img = check_image(image)

@@ -25,6 +25,7 @@ from segensemble.graph.merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 from segensemble.validation import check_member_weights
+from segensemble.features import boundary_strength, lab_colour, standardise, texture_features
 
 __all__ = [
     "BoundaryMerge",
@@ -186,8 +187,6 @@ def image_statistics(ensemble, image):
     >>> image_statistics(ens, np.zeros((4, 4, 3)))[:, 0].tolist()  # L* summed over each atom's 8 pixels
     [0.0, 0.0]
     """
-    from segensemble.features import lab_colour, standardise, texture_features
-
     idx = ensemble.index.ravel()
     pix = np.concatenate([lab_colour(image), standardise(texture_features(image))], axis=2)
     pix = pix.reshape(-1, pix.shape[2])
@@ -338,8 +337,6 @@ class BoundaryMerge(ConsensusClusterer):
     @staticmethod
     def _image_gradient(ensemble, grad):
         if grad is None and ensemble.image is not None:
-            from segensemble.features import boundary_strength
-
             grad = boundary_strength(ensemble.image)
         if grad is None:
             raise InputError("gradient: gradient_weight > 0 needs the image (Ensemble.from_segmentations(segs, image)) "

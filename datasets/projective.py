@@ -16,6 +16,18 @@ from segensemble.errors import InputError, warn_deprecated
 __all__ = ["make_subspace_clusters", "lac", "projective_ensemble", "ENSEMBLE_KINDS"]
 
 
+def _consensus():
+    """(LAC, ProjectiveEnsemble) from the consensus package: the datasets package's one deliberate deferral.
+
+    The consensus layer imports scikit-learn (about half a second); reading BSDS500 or fetching it must not pay
+    for the projective-clustering generators beside them.
+    """
+    from segensemble.consensus.lac import lac
+    from segensemble.consensus.pce import ProjectiveEnsemble
+
+    return lac, ProjectiveEnsemble
+
+
 def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
     """Deprecated location of :func:`segensemble.consensus.lac.lac` (a clustering algorithm, not a dataset).
 
@@ -28,10 +40,8 @@ def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
     ...     lac(X, 2, rng=0)[1].shape
     (2, 4)
     """
-    from segensemble.consensus.lac import lac as _lac
-
     warn_deprecated("segensemble.datasets.lac", "segensemble.consensus.lac.lac")
-    return _lac(X, n_clusters, h=h, rng=rng, max_iter=max_iter)
+    return _consensus()[0](X, n_clusters, h=h, rng=rng, max_iter=max_iter)
 
 #: Kinds of projective solutions: (soft objects, weighted features).
 ENSEMBLE_KINDS = {"E1": (False, True), "E2": (False, False), "E3": (True, True), "E4": (True, False)}
@@ -111,9 +121,6 @@ def projective_ensemble(X, n_clusters: int, n_solutions: int, *, kinds=("E1", "E
     >>> len(pe.gammas), float(pe.deltas[1].max())
     (4, 1.0)
     """
-    from segensemble.consensus import lac as clustering
-    from segensemble.consensus.pce import ProjectiveEnsemble
-
     X = np.asarray(X, dtype=np.float64)
     sd = X.std(axis=0)
     X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)  # h is relative to unit feature variance
@@ -122,10 +129,11 @@ def projective_ensemble(X, n_clusters: int, n_solutions: int, *, kinds=("E1", "E
         if kind not in ENSEMBLE_KINDS:
             raise InputError(f"kinds: expected names among {sorted(ENSEMBLE_KINDS)}, got {kind!r}")
     gen = check_random_state(rng)
+    run_lac, ProjectiveEnsemble = _consensus()
     gammas, deltas = [], []
     for j in range(m):
         soft, weighted = ENSEMBLE_KINDS[kinds[j * len(kinds) // m]]
-        labels, w, _ = clustering.lac(X, n_clusters, h=float(gen.uniform(*h_range)), rng=gen)
+        labels, w, _ = run_lac(X, n_clusters, h=float(gen.uniform(*h_range)), rng=gen)
         k = int(labels.max()) + 1
         gammas.append(_soft_objects(X, labels, w, k) if soft else np.eye(k)[labels])
         deltas.append(w[:k] if weighted else (w[:k] >= w[:k].mean(axis=1, keepdims=True)).astype(np.float64))

@@ -11,6 +11,7 @@ from segensemble.segmentation import signature_codes
 from segensemble.validation import check_image, check_label_map, check_member_weights, check_weights, describe_value
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation, canonical_codes
+from segensemble.features import pixel_feature_names, pixel_features
 
 __all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
 
@@ -260,8 +261,6 @@ class Ensemble:
         only — most consensus methods never look at them.
         """
         if self._features is None and self.image is not None and self.index is not None:
-            from segensemble.features import pixel_feature_names, pixel_features
-
             f = pixel_features(self.image)
             idx = self.index.ravel()
             counts = np.bincount(idx, minlength=self.n_objects).astype(np.float64)

@@ -6,13 +6,13 @@ from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
 from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.edges import detect_boundaries
+from segensemble.edges.ucm import UCM_MIN_SIZE, boundary_hierarchy
 
 __all__ = ["ucm", "UCM_THRESHOLD", "UCM_MIN_SIZE"]
 
 #: Default cut of the hierarchy (mean border probability), chosen on BSDS500 val.
 UCM_THRESHOLD = 0.3
-#: Regions under this many pixels are merged first (their borders carry little evidence).
-UCM_MIN_SIZE = 100
 
 
 @REGISTRY.register("ucm", cost=9)
@@ -54,9 +54,6 @@ def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOL
     >>> ucm(img).n_segments
     2
     """
-    from segensemble.edges import detect_boundaries
-    from segensemble.edges.ucm import boundary_hierarchy
-
     img = check_image(image)
     k = None if n_segments is None else check_int(n_segments, "n_segments", minimum=1)
     t = check_positive(threshold, "threshold", allow_zero=True)

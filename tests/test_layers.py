@@ -9,9 +9,11 @@ REPO = Path(__file__).resolve().parents[1]
 #: Where each installed package's source lives (pyproject's package-dir mapping).
 PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO / "segmenters",
             "segensemble.consensus": REPO / "consensus", "segensemble.datasets": REPO / "datasets"}
-#: Imports of the project's own modules inside functions. They hide circles and make the layers unreadable;
-#: this number may only go down (a deliberate deferral of a heavy dependency belongs at a package's top).
-MAX_FUNCTION_LEVEL_IMPORTS = 101
+#: Imports of the project's own modules inside functions hide circles and make the layers unreadable. The only
+#: ones are deliberate deferrals of the layers that import scikit-learn (about half a second), one place per
+#: package: the image pipeline's ``deferred`` module (``import segensemble`` and ``--help`` stay light; the CLI
+#: uses it too) and the datasets package's projective-clustering generator.
+DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2}
 
 
 def _modules() -> dict:
@@ -33,7 +35,7 @@ def _graph():
             name = name.rpartition(".")[0]
         return name
 
-    edges, inner = {m: set() for m in mods}, 0
+    edges, inner = {m: set() for m in mods}, {}
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         for node in ast.walk(ast.parse(path.read_text())):
@@ -50,7 +52,8 @@ def _graph():
                 continue
             own = {owner(t) for t in targets if t.startswith("segensemble")} - {"", name}
             edges[name] |= own
-            inner += bool(own) and node.col_offset > 0
+            if own and node.col_offset > 0:
+                inner[name] = inner.get(name, 0) + 1
     return edges, inner
 
 
@@ -158,9 +161,11 @@ def test_the_circle_finder_finds_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_function_level_project_imports_do_not_grow():
+def test_function_level_project_imports_are_the_declared_deferrals_only():
     _, inner = _graph()
-    assert inner <= MAX_FUNCTION_LEVEL_IMPORTS, inner
+    assert inner == DEFERRALS
+    packages = [m.split(".")[1] for m in DEFERRALS]
+    assert len(packages) == len(set(packages))  # one place per package
 
 
 def test_batch_runs_never_change_the_callers_config(tmp_path):

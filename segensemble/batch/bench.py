@@ -22,6 +22,11 @@ from segensemble.errors import InputError, warn_deprecated
 from segensemble.io import MAX_PIXELS, read_ground_truth, write_image, write_labels, write_segmentations
 from segensemble.pipeline.runner import HIERARCHY_K, HIERARCHY_THRESHOLDS
 from segensemble.batch.score import ScoreConfig, score_results
+from segensemble.datasets import BSDS500, make_synthetic_dataset
+from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
+from segensemble.evaluation.benchmark import ImageEvaluation, MachineResult, evaluate_image
+from segensemble.pipeline.recipes import Recipe
+from segensemble.pipeline.runner import run_recipe
 
 __all__ = ["BenchConfig", "run_bench", "SCORE_KEYS", "HIERARCHY_THRESHOLDS", "HIERARCHY_K"]
 
@@ -74,8 +79,6 @@ class BenchConfig:
 
     def to_recipe(self):
         """The recipe this configuration applies."""
-        from segensemble.pipeline.recipes import Recipe
-
         name, _, version = self.recipe.partition("@")
         return Recipe(name=name or "bench", version=version, segmenters=tuple(self.segmenters), method=self.method,
                       n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess),
@@ -91,8 +94,6 @@ def _image_seed(seed: int, image_id: str) -> int:
 
 
 def _evaluate(labels, gt) -> dict:
-    from segensemble.evaluation.benchmark import MachineResult, evaluate_image
-
     return evaluate_image(MachineResult("segs", [labels]), gt).to_dict()
 
 
@@ -103,9 +104,6 @@ def _inputs(ds, split: str, image_id: str) -> dict:
 
 def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_dir: str) -> dict:
     """Segment, fuse and score one image (the recipe runner); write its fused PNG, hierarchy .mat and JSON."""
-    from segensemble.datasets import BSDS500
-    from segensemble.pipeline.runner import run_recipe
-
     start = time.perf_counter()
     ds = BSDS500(root)
     result = run_recipe(ds.image_path(split, image_id), config.to_recipe(), random_state=config.random_state,
@@ -144,9 +142,6 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
 
 def _summarise(results: list[dict], config: BenchConfig) -> dict:
     """Dataset scores of every member and of the fused result, each as one segmentation per image."""
-    from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
-    from segensemble.evaluation.benchmark import ImageEvaluation
-
     table = {}
     for name in list(config.segmenters) + ["fused"]:
         evs = [ImageEvaluation.from_dict(r["fused"] if name == "fused" else r["members"][name]) for r in results]
@@ -160,8 +155,6 @@ def _summarise(results: list[dict], config: BenchConfig) -> dict:
 def _per_image_csv(results: list[dict], config: BenchConfig) -> str:
     import csv
     import io
-
-    from segensemble.evaluation.benchmark import ImageEvaluation
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -236,8 +229,6 @@ def run_bench(
     >>> sorted(s["table"]), s["n_images"], "ods" in s["hierarchy"]["boundary"]
     (['felzenszwalb', 'fused', 'slic'], 2, True)
     """
-    from segensemble.datasets import BSDS500, make_synthetic_dataset
-
     config = config or BenchConfig()
     if jobs is not None:
         warn_deprecated("run_bench(jobs=...)", "n_jobs")

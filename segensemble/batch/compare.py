@@ -20,6 +20,7 @@ from segensemble.errors import FileFormatError, InputError
 from segensemble.atomic import atomic_write_all
 from segensemble.batch.folders import output_lock
 from segensemble.validation import check_distinct_paths, check_output_path
+from segensemble.evaluation.plot import pr_figure
 
 __all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]
 
@@ -178,8 +179,6 @@ def compare_results(folders, *, labels=None, out_dir=None, figure: str = "png") 
         curves = {n: (*r["curve"], r["ods_f"], (r["ods_r"], r["ods_p"])) for n, r in rows.items() if r.get("curve")}
         files, svg = {}, ""
         if curves:
-            from segensemble.evaluation.plot import pr_figure
-
             files[out / f"compare.{figure}"] = drawn = pr_figure(curves, figure)
             svg = (drawn if figure == "svg" else pr_figure(curves, "svg")).decode("utf-8")
         files[out / "compare.csv"] = _csv(rows).encode()

@@ -26,6 +26,8 @@ from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array
 from segensemble.batch.report import overlay_boundaries
 from segensemble.pipeline.imagesize import read_unoriented
 from segensemble.validation import check_distinct_paths, check_output_path
+from segensemble.pipeline.recipes import Recipe, load_recipe, recipe_from_mapping
+from segensemble.pipeline.runner import run_recipe
 
 __all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_overlay",
            "FuseSettings"]
@@ -88,9 +90,6 @@ def iter_recipe(images, recipe="default", **kwargs):
     >>> [result.labels.shape for _, result in iter_recipe([img, img[:12]], "classic")]
     [(24, 32), (12, 32)]
     """
-    from segensemble.pipeline.recipes import Recipe, load_recipe
-    from segensemble.pipeline.runner import run_recipe
-
     chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     for image in images:
         yield image, run_recipe(image, chosen, **kwargs)
@@ -178,9 +177,6 @@ def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str,
     """Fuse one image into ``out_dir`` (atomic writes); its record is written last."""
     import time
 
-    from segensemble.pipeline.recipes import recipe_from_mapping
-    from segensemble.pipeline.runner import run_recipe
-
     start = time.perf_counter()
     out = Path(out_dir)
     path = Path(files[image_id])
@@ -243,8 +239,6 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     >>> s["fused"], s["failures"], sorted(os.listdir(os.path.join(d, "out")))
     (1, {}, ['a.png', 'per_image', 'summary.json'])
     """
-    from segensemble.pipeline.recipes import Recipe, load_recipe
-
     files = image_files(paths)
     chosen = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     check_scheduler(scheduler)

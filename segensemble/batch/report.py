@@ -19,6 +19,9 @@ from segensemble.atomic import atomic_write_text
 from segensemble.errors import FileFormatError, InputError
 from segensemble.io import read_image, read_labels, read_segmentations
 from segensemble.validation import check_image
+from segensemble.datasets import BSDS500
+from segensemble.evaluation.benchmark import ImageEvaluation
+from segensemble.evaluation.boundaries import boundary_matches, seg2bdry
 
 __all__ = ["write_report", "draw_boundaries", "draw_matches"]
 
@@ -116,8 +119,6 @@ def draw_matches(image, tp, fp, fn) -> np.ndarray:
 
 def _match_figure(out: Path, ds, split: str, image_id: str, image, fused, ods_t) -> tuple[str, np.ndarray]:
     """Caption and view of the boundary matches: the hierarchy's level at its ODS threshold, else the fused result."""
-    from segensemble.evaluation.boundaries import boundary_matches, seg2bdry
-
     labels, what = fused, "fused"
     segs = out / "segs" / f"{image_id}.mat"
     if ods_t is not None and segs.is_file():
@@ -184,9 +185,6 @@ def write_report(out_dir, *, output=None, limit: int | None = None) -> Path:
     >>> write_report(d).name
     'report.html'
     """
-    from segensemble.datasets import BSDS500
-    from segensemble.evaluation.benchmark import ImageEvaluation
-
     out = Path(out_dir)
     summary_path = out / "summary.json"
     if not summary_path.is_file():

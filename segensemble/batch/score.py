@@ -21,6 +21,10 @@ from segensemble.errors import InputError, warn_deprecated
 from segensemble.evaluation.benchmark import MAX_NTHRESH
 from segensemble.io import MAX_PIXELS
 from segensemble.io.groundtruth import edge_map_files, ground_truth_file, ground_truth_ids, read_truth
+from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
+from segensemble.evaluation.benchmark import ImageEvaluation, KINDS, evaluate_image, load_result
+from segensemble.evaluation.correspond import check_max_dist
+from segensemble.evaluation.official import write_official_files
 
 __all__ = ["ScoreConfig", "score_results", "RESULT_SUFFIXES"]
 
@@ -73,8 +77,6 @@ def _inputs(results_dir: Path, gt_dir: Path, image_id: str) -> dict | None:
 
 def _score_image(image_id: str, results_dir: str, gt_dir: str, config: ScoreConfig, out_dir: str,
                  max_pixels: int | None) -> dict:
-    from segensemble.evaluation.benchmark import evaluate_image, load_result
-
     path = _find_result(Path(results_dir), image_id)
     gt_path = ground_truth_file(gt_dir, image_id)
     if gt_path is None:
@@ -176,11 +178,6 @@ def score_results(
     >>> s["n_images"], s["boundary"]["ods"]["f"] > 0.6, s["failures"]
     (2, True, {})
     """
-    from segensemble.evaluation.aggregate import collect_boundaries, collect_regions
-    from segensemble.evaluation.benchmark import KINDS, ImageEvaluation
-    from segensemble.evaluation.correspond import check_max_dist
-    from segensemble.evaluation.official import write_official_files
-
     config = config or ScoreConfig()
     if config.what not in WHAT:
         raise InputError(f"what: expected one of {WHAT}, got {config.what!r}")

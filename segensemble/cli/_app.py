@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
 from segensemble.validation import check_output_path
+from segensemble.pipeline.specs import parse_value
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
            "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs",
@@ -152,8 +153,6 @@ def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--ou
 
 def parse_params(items: list[str] | None) -> dict:
     """``--param key=value`` options as a dict (values read by :func:`segensemble.pipeline.specs.parse_value`)."""
-    from segensemble.pipeline.specs import parse_value
-
     params = {}
     for item in items or []:
         key, eq, value = item.partition("=")

@@ -12,6 +12,10 @@ from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
                                   err, exit_on_failures, handle_errors, out, parse_params, with_progress)
 from segensemble.validation import check_n_segments
+from segensemble.batch.bench import BenchConfig, run_bench
+from segensemble.batch.report import write_report
+from segensemble.pipeline.recipes import load_recipe
+from segensemble.pipeline.specs import parse_segmenter_list
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:
@@ -95,10 +99,6 @@ def bench(
       segensemble bench --recipe classic -m vote --limit 20
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
-    from segensemble.batch.bench import BenchConfig, run_bench
-    from segensemble.pipeline.recipes import load_recipe
-    from segensemble.pipeline.specs import parse_segmenter_list
-
     chosen = load_recipe(recipe).with_overrides(
         segmenters=None if segmenters is None else parse_segmenter_list(segmenters), method=method,
         n_segments=None if n_segments is None else check_n_segments(n_segments, "--n-segments"),
@@ -132,8 +132,6 @@ def report(
     Example:
       segensemble bench --out results/ && segensemble report results/
     """
-    from segensemble.batch.report import write_report
-
     if output is not None:  # an HTML file, never one of the bench files it is made from
         check_output(output, (".html",), "--output")
     path = write_report(out_dir, output=output, limit=limit)

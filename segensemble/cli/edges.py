@@ -12,6 +12,11 @@ from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, h
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
 from segensemble.validation import check_distinct_paths
+from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
+from segensemble.edges.ucm import UCM_MIN_SIZE, boundary_hierarchy
+from segensemble.io import write_array, write_ucm2
+from segensemble.pipeline.imagesize import check_image_file, prepare_image
+from segensemble.pipeline.workscale import upsample_map
 
 
 @app.command()
@@ -48,10 +53,6 @@ def edges(
     _check_paths(image, output, ucm2, model, max_pixels, downscale)
     import numpy as np
 
-    from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
-    from segensemble.pipeline.imagesize import prepare_image
-    from segensemble.pipeline.workscale import upsample_map
-
     detector = load_boundary_model(model)
     img, original, _ = prepare_image(image, max_pixels, downscale, working_pixels or None)
     if ucm2 is not None and original is not None:
@@ -59,9 +60,6 @@ def edges(
                          f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
     probability = detect_boundaries(img, model=detector, nms=False)
     if ucm2 is not None:
-        from segensemble.edges.ucm import boundary_hierarchy
-        from segensemble.io import write_ucm2
-        from segensemble.segmenters.ucm import UCM_MIN_SIZE
 
         write_ucm2(ucm2, boundary_hierarchy(probability, min_size=UCM_MIN_SIZE).ucm2())
     if original is not None:  # thinned at full resolution, as the benchmark expects
@@ -76,8 +74,6 @@ def edges(
 
 def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
-    from segensemble.pipeline.imagesize import check_image_file
-
     check_output(output, (".png", ".npy"))
     check_image_file(image, max_pixels, downscale=downscale)
     if ucm2 is not None:
@@ -91,8 +87,6 @@ def _write_map(path: Path, edges_map) -> None:
     """A soft map as .npy (float32) or as an 8-bit gray PNG (255 = certain), atomically."""
     import cv2
     import numpy as np
-
-    from segensemble.io import write_array
 
     if path.suffix.lower() == ".npy":
         write_array(path, edges_map.astype(np.float32))

@@ -14,6 +14,12 @@ from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
                                   out, with_progress)
 from segensemble.errors import InputError
+from segensemble.batch.compare import compare_results, present_columns
+from segensemble.batch.score import ScoreConfig, score_results
+from segensemble.evaluation.benchmark import evaluate_image, load_result
+from segensemble.evaluation.correspond import check_max_dist
+from segensemble.evaluation.plot import plot_pr
+from segensemble.io import read_truth
 
 MaxDist = Annotated[float, typer.Option(
     "--max-dist", help="Matching radius as a fraction of the image diagonal (BSDS 0.0075; NYUDv2 papers 0.011).")]
@@ -49,9 +55,6 @@ def evaluate(
       segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
       segensemble evaluate hed/3096.png --kind boundary --nms --gt groundTruth/val/3096.mat
     """
-    from segensemble.evaluation.benchmark import evaluate_image, load_result
-    from segensemble.io import read_truth
-
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the result is a soft map
     result = load_result(seg, kind.value, max_pixels=max_pixels)
     truth = read_truth(gt, max_pixels=max_pixels)
@@ -75,8 +78,6 @@ def evaluate(
 
 
 def _check_max_dist(max_dist: float) -> None:
-    from segensemble.evaluation.correspond import check_max_dist
-
     check_max_dist(max_dist, "--max-dist")
 
 
@@ -135,8 +136,6 @@ def score(
       segensemble score edges/ --gt BSDS500/data/groundTruth/val --kind boundary --nms --out eval/
       segensemble score edges/ --gt NYUD/test/edges --kind boundary --nms --max-dist 0.011 --out eval/
     """
-    from segensemble.batch.score import ScoreConfig, score_results
-
     if plot is not None and plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise InputError(f"--plot: expected a .png, .pdf or .svg file, got {str(plot)!r}")
     if plot is not None and what is What.region:
@@ -153,8 +152,6 @@ def score(
     print_scores(summary)
     out.print(f"results: {out_dir}", markup=False)
     if plot is not None and "pr_curve" in summary:
-        from segensemble.evaluation.plot import plot_pr
-
         c = summary["pr_curve"]
         plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
     exit_on_failures(summary["failures"])
@@ -183,8 +180,6 @@ def compare(
       segensemble compare eval_se/ eval_hed/ results_v5/ --labels SE,HED,segensemble --out cmp/
       segensemble compare eval_*/ --out cmp/ --figure svg
     """
-    from segensemble.batch.compare import compare_results, present_columns
-
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
     rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
     cols = present_columns(rows)

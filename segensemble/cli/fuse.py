@@ -13,7 +13,17 @@ from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, 
                                   with_progress)
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
+from segensemble.pipeline.deferred import consensus
 from segensemble.validation import check_distinct_paths, check_n_segments
+from segensemble import Ensemble
+from segensemble.batch.photos import fuse_files, write_fused
+from segensemble.evaluation import ensemble_stability
+from segensemble.io import check_label_file, read_boundary_map, read_image, read_segmentations, write_array, write_image
+from segensemble.pipeline import available_cores
+from segensemble.pipeline.imagesize import check_image_file, read_unoriented
+from segensemble.pipeline.recipes import load_recipe
+from segensemble.pipeline.runner import run_recipe
+from segensemble.pipeline.specs import parse_segmenter_list
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
 DEFAULT_RECIPE = "default"
@@ -24,9 +34,6 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
 
     With ``--inputs`` the members are not the recipe's segmenters, so the parameters fitted to those are dropped.
     """
-    from segensemble.pipeline.recipes import load_recipe
-    from segensemble.pipeline.specs import parse_segmenter_list
-
     specs = None if segmenters is None else parse_segmenter_list(segmenters)
     if n_segments is not None:
         check_n_segments(n_segments, "--n-segments")
@@ -39,24 +46,20 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
 
 
 def _check_options(chosen, confidence, explain) -> None:
-    from segensemble import consensus
-
-    cls = consensus.get(chosen.method)
+    cls = consensus().get(chosen.method)
     if confidence is not None:
         check_output(confidence, (".png", ".npy"), "--confidence")
         if not cls.capabilities.soft:
             raise InputError(f"--confidence: method {chosen.method!r} gives no memberships; use one of "
-                             f"{', '.join(consensus.soft_methods())}")
+                             f"{', '.join(consensus().soft_methods())}")
     if explain and not cls.capabilities.feature_weights:
-        explainers = [name for name in consensus.available() if consensus.get(name).capabilities.feature_weights]
+        explainers = [name for name in consensus().available() if consensus().get(name).capabilities.feature_weights]
         raise InputError(f"--explain: method {chosen.method!r} gives no feature weights; use one of "
                          f"{', '.join(explainers)}")
 
 
 def _inputs(paths, image, max_pixels):
     """The label maps given on the command line (all of one shape) and the optional image of the same shape."""
-    from segensemble.io import read_image, read_segmentations
-
     segs = [s for p in paths for s in read_segmentations(p, max_pixels=max_pixels)]
     shape = segs[0].shape
     for p, s in zip(paths, segs):
@@ -81,8 +84,6 @@ def _boundary(boundary, img, max_pixels):
         return boundary
     from pathlib import Path
 
-    from segensemble.io import read_boundary_map
-
     try:
         return read_boundary_map(Path(boundary), max_pixels=max_pixels)
     except InputError as exc:
@@ -90,8 +91,6 @@ def _boundary(boundary, img, max_pixels):
 
 
 def _diagnostics(result, cap) -> None:
-    from segensemble import Ensemble
-    from segensemble.evaluation import ensemble_stability
 
     before = ensemble_stability(Ensemble.from_segmentations(result.members))
     err.print(f"{len(result.members)} members, {result.ensemble.n_objects} atoms; ensemble stability (mean pairwise "
@@ -104,8 +103,6 @@ def _diagnostics(result, cap) -> None:
 
 def _write_confidence(path: Path, conf, kind: str) -> None:
     import numpy as np
-
-    from segensemble.io import write_array, write_image
 
     if path.suffix.lower() == ".npy":
         write_array(path, conf.astype(np.float32))
@@ -143,9 +140,7 @@ def _agreement(agree, img, words, seed):
         return None
     if img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
-    from segensemble.consensus.agreement import CAP
-
-    return CAP(n_words=words, random_state=seed)
+    return consensus().CAP(n_words=words, random_state=seed)
 
 
 def _report(result, chosen, output) -> None:
@@ -158,9 +153,6 @@ def _report(result, chosen, output) -> None:
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,
                  scheduler, recipe=None) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
-    from segensemble.pipeline.imagesize import check_image_file
-    from segensemble.io import check_label_file
-
     if scheduler is not None:
         raise InputError("--scheduler: only with --out-dir (many images)")
     if output is None:
@@ -231,8 +223,6 @@ class _Stages:
 
 def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence, confidence_kind,
                overlay, jobs, scheduler, quiet, orient):
-    from segensemble.batch.photos import fuse_files
-    from segensemble.pipeline import available_cores
 
     workers = available_cores(jobs)
     kind = None if confidence is None else confidence_kind.value
@@ -250,10 +240,6 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
 def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
               max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation) -> None:
     """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
-    from segensemble.batch.photos import write_fused
-    from segensemble.pipeline.imagesize import read_unoriented
-    from segensemble.pipeline.runner import run_recipe
-
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
     if ignore_orientation and not inputs:
         img = read_unoriented(img, max_pixels, downscale)

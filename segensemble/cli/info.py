@@ -11,15 +11,16 @@ from rich.table import Table
 
 from segensemble.cli._app import app, err, handle_errors, out, with_progress
 from segensemble.errors import InputError
+from segensemble.pipeline.deferred import consensus, segmenters
+from segensemble.datasets.fetch import DEFAULT_URL, fetch_bsds500
+from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe
 
 
 @app.command()
 @handle_errors
 def methods():
     """List the registered segmenters and consensus methods."""
-    from segensemble import consensus, segmenters
-
-    for title, reg in (("segmenters", segmenters), ("consensus methods", consensus)):
+    for title, reg in (("segmenters", segmenters()), ("consensus methods", consensus())):
         table = Table(title=title, title_justify="left")
         table.add_column("name")
         table.add_column("description")
@@ -44,8 +45,6 @@ def recipes(
       segensemble recipes default@3
       segensemble bench --recipe classic
     """
-    from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe
-
     if name is not None:
         typer.echo(json.dumps(load_recipe(name).validate().to_dict(), indent=2))
         return
@@ -85,8 +84,6 @@ def datasets_fetch(
       segensemble datasets fetch bsds500 --dest ~/data
       segensemble bench --bsds ~/data/BSDS500 --split test
     """
-    from segensemble.datasets.fetch import DEFAULT_URL, fetch_bsds500
-
     if name.lower() != "bsds500":
         raise InputError(f"NAME: expected 'bsds500', got {name!r}")
     root = with_progress("download", lambda cb: fetch_bsds500(dest, url=url or DEFAULT_URL, sha256=sha256,

@@ -11,6 +11,11 @@ from segensemble.io import MAX_PIXELS
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
                                   handle_errors, parse_params)
 from segensemble.validation import check_distinct_paths
+from segensemble.pipeline.deferred import segmenters
+from segensemble.batch.photos import write_overlay
+from segensemble.io import write_labels
+from segensemble.pipeline.imagesize import check_image_file, read_unoriented
+from segensemble.pipeline.runner import segment_image
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
@@ -58,23 +63,16 @@ def segment(
       segensemble segment photo.jpg -m ncut -k 8 -o seg.png --overlay overlay.png
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
-    from segensemble.pipeline.imagesize import check_image_file
-
     check_output(output)
     check_image_file(image, max_pixels, downscale=downscale)  # a bomb is refused before anything heavy is imported
     if overlay is not None:
         check_output(overlay, IMAGE_OUTPUTS, "--overlay")
     check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
-    from segensemble import segmenters
-    from segensemble.io import write_labels
-    from segensemble.pipeline.runner import segment_image
 
-    segmenters.get(method)
+    segmenters().get(method)
     params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
     working = working_pixels or None
     if ignore_orientation:
-        from segensemble.pipeline.imagesize import read_unoriented
-
         source = read_unoriented(image, max_pixels, downscale)
     else:
         source = image
@@ -83,7 +81,6 @@ def segment(
     announce_downscale(image, original, img.shape, max_pixels, working)
     write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
-        from segensemble.batch.photos import write_overlay
 
         write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

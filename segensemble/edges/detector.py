@@ -23,6 +23,7 @@ from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image, check_int
 from segensemble.atomic import atomic_write_bytes
 from segensemble.edges.features import boundary_features, context_features
+from segensemble.evaluation.nms import non_maximum_suppression
 
 __all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
            "predict_probability"]
@@ -205,8 +206,6 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     >>> abs(int(np.argmax(e[20])) - 29.5) <= 2
     True
     """
-    from segensemble.evaluation.nms import non_maximum_suppression
-
     img = check_image(image)
     if model is None or isinstance(model, (str, Path)):
         model = load_boundary_model(model)

@@ -24,6 +24,7 @@ from scipy import ndimage
 
 from segensemble.features import lab_colour, texture_features
 from segensemble.validation import check_image
+from segensemble.evaluation.nms import non_maximum_suppression
 
 __all__ = ["RADII", "N_ORIENTATIONS", "half_disc_kernels", "boundary_features", "boundary_feature_names",
            "context_features", "shifted"]
@@ -183,8 +184,6 @@ def context_features(probability, *, stack: bool = True):
     (20, 30, 52)
     """
     import cv2
-
-    from segensemble.evaluation.nms import non_maximum_suppression
 
     p = np.asarray(probability, dtype=np.float32)
     ridge = non_maximum_suppression(p).astype(np.float32)

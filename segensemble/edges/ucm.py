@@ -23,8 +23,13 @@ import numpy as np
 from segensemble.graph.adjacency import adjacent_pairs, pair_pixel_values
 from segensemble.errors import InputError
 from segensemble.validation import check_label_map, check_soft_map
+from segensemble.graph.hierarchy import cut_hierarchy, merge_hierarchy
 
-__all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy"]
+__all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy", "UCM_MIN_SIZE"]
+
+#: Regions under this many pixels are merged first (their borders carry little evidence); the ``ucm`` segmenter's
+#: and ``segensemble edges --ucm``'s default.
+UCM_MIN_SIZE = 100
 
 
 def watershed_regions(probability) -> np.ndarray:
@@ -78,8 +83,6 @@ class UCMHierarchy:
 
     def cut(self, *, threshold=None, n_segments=None) -> np.ndarray:
         """(H, W) labels of the hierarchy below ``threshold`` (or at ``n_segments`` regions)."""
-        from segensemble.graph.hierarchy import cut_hierarchy
-
         if (threshold is None) == (n_segments is None):
             raise InputError("cut: give exactly one of threshold and n_segments")
         return cut_hierarchy(self.n_regions, self.merges, self.heights, threshold=threshold,
@@ -119,8 +122,6 @@ def boundary_hierarchy(probability, *, min_size: int = 0) -> UCMHierarchy:
     >>> h.cut(threshold=0.5)[0].tolist()
     [0, 0, 0, 1, 1, 1, 1, 1, 1]
     """
-    from segensemble.graph.hierarchy import merge_hierarchy
-
     p = check_soft_map(probability, "probability")
     regions = watershed_regions(p)
     n = int(regions.max()) + 1

@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from segensemble.segmentation import canonical_codes
+from segensemble.features import region_means
 
 __all__ = ["adjacent_pairs", "pair_pixel_values", "merge_small_regions", "atom_adjacency"]
 
@@ -79,8 +80,6 @@ def merge_small_regions(labels: np.ndarray, features: np.ndarray, min_size: int,
     >>> merge_small_regions(lab, feat, 2).tolist()
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
-    from segensemble.features import region_means
-
     lab = canonical_codes(labels.ravel())[0].reshape(labels.shape).astype(np.int64)
     feats = features if features.ndim == 3 else features[:, :, None]
     for _ in range(max_passes):

@@ -63,6 +63,7 @@ from segensemble.pipeline.superatoms import MIN_PIECE, connected_atoms, majority
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes
+from segensemble.features import boundary_strength
 
 __all__ = ["SPATIAL_DEFAULTS", "SpatialFusion", "image_aware_fit", "check_spatial", "majority_ensemble",
            "connected_atoms", "merge_params", "merge_regions"]
@@ -259,8 +260,6 @@ def _frame(ensemble, gradient, s) -> tuple[_Frame, bool]:
     """The frame of an ensemble (from the cache when the same inputs were seen last); (frame, cached)."""
     import time
 
-    from segensemble.features import boundary_strength
-
     key = _digest(ensemble, gradient, {name: s[name] for name in _FRAME_SETTINGS})
     with _FRAMES_LOCK:
         if key in _FRAMES:
@@ -383,8 +382,6 @@ def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None,
     >>> merge_regions(thirds, Ensemble.from_segmentations([a, a], image=img), 2)[0].tolist()
     [0, 0, 1, 1, 1, 1]
     """
-    from segensemble.features import boundary_strength
-
     regions = np.unique(np.asarray(labels), return_inverse=True)[1].reshape(np.shape(labels))
     n = int(regions.max()) + 1
     if n <= n_segments:

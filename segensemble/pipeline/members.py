@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.errors import InputError
+from segensemble.pipeline import deferred
 from segensemble.segmentation import Segmentation
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
 from segensemble.validation import check_image, check_int, check_random_state
@@ -91,9 +92,7 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
         return [run(name, params, seed) for (name, params), seed in zip(specs, seeds)]
     from concurrent.futures import ThreadPoolExecutor
 
-    from segensemble import segmenters as registry
-
-    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
+    order = sorted(range(len(specs)), key=lambda i: -deferred.segmenters().cost(specs[i][0]))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
     try:
         futures = {i: pool.submit(run, specs[i][0], specs[i][1], seeds[i]) for i in order}
@@ -154,8 +153,7 @@ def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:
     >>> confidence_map(est, ens).round(2).tolist()
     [[1.0, 1.0, 0.67, 1.0], [1.0, 1.0, 0.67, 1.0]]
     """
-    from segensemble import consensus
-
+    consensus = deferred.consensus()
     mem = getattr(estimator, "memberships_", None) if estimator.capabilities.soft else None
     if mem is None:
         raise InputError(

@@ -15,6 +15,8 @@ from skimage.measure import label as _label
 
 from segensemble.validation import check_image, check_int, check_label_map
 from segensemble.errors import InputError
+from segensemble.features import lab_colour
+from segensemble.graph.adjacency import merge_small_regions
 
 __all__ = ["connected_regions", "merge_small", "postprocess", "cut_to_regions"]
 
@@ -44,9 +46,6 @@ def merge_small(labels, image, min_size: int) -> np.ndarray:
     >>> merge_small(lab, img, 2).tolist()
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
-    from segensemble.features import lab_colour
-    from segensemble.graph.adjacency import merge_small_regions
-
     lab = check_label_map(labels, "labels")
     img = check_image(image)
     if img.shape[:2] != lab.shape:

@@ -29,6 +29,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as _toml
 
 from segensemble.errors import InputError
+from segensemble.pipeline import deferred
 from segensemble.pipeline.workscale import check_working_pixels
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
 from segensemble.validation import check_int, check_n_segments
@@ -128,9 +129,7 @@ class Recipe:
         """
         if self.method != "merge" or not image:
             return dict(self.params)
-        from segensemble.pipeline.frame import merge_params
-
-        return {**merge_params(self.spatial), **self.params}
+        return {**deferred.frame().merge_params(self.spatial), **self.params}
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -139,8 +138,6 @@ class Recipe:
 
     def validate(self) -> Recipe:
         """Check the segmenters, method, parameters and post-processing; return self."""
-        from segensemble import consensus
-
         where = f"recipe {self.name!r}"
         if not self.segmenters:
             raise InputError(f"{where}: segmenters: expected at least one segmenter")
@@ -149,7 +146,7 @@ class Recipe:
                 check_segmenter_params(*parse_segmenter_spec(spec))
             except InputError as exc:
                 raise InputError(f"{where}: segmenters: {spec!r}: {exc}") from exc
-        cls = consensus.get(self.method)
+        cls = deferred.consensus().get(self.method)
         if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
             raise InputError(f"{where}: params: expected a table of name = value, got {self.params!r}")
         unknown = set(self.params) - set(cls().get_params())
@@ -178,10 +175,8 @@ class Recipe:
             raise InputError(f"{where}: postprocess: connected: expected true or false, "
                              f"got {self.postprocess['connected']!r}")
         check_int(self.postprocess.get("min_size", 0), f"{where}: postprocess: min_size", minimum=0)
-        from segensemble.pipeline.frame import check_spatial
-
         try:
-            check_spatial(self.spatial)
+            deferred.frame().check_spatial(self.spatial)
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from exc
         return self

@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from segensemble.edges import detect_boundaries
+from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
+from segensemble.graph.hierarchy import cut_hierarchy
+from segensemble.pipeline import deferred
+from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
 from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
                                             upscale_labels)
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
@@ -106,14 +111,12 @@ def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_s
     >>> len(hierarchy_levels(est, ens, method="merge", params={}))
     19
     """
-    from segensemble import consensus
-    from segensemble.graph.hierarchy import cut_hierarchy
-
     if estimator.capabilities.hierarchy:
         n = ensemble.n_objects
         return [cut_hierarchy(n, estimator.merges_, estimator.heights_, threshold=t) for t in HIERARCHY_THRESHOLDS]
-    return [consensus.make(method, min(k, ensemble.n_objects), random_state=random_state, **params).fit(ensemble)
-            .labels_ for k in HIERARCHY_K]
+    make = deferred.consensus().make
+    return [make(method, min(k, ensemble.n_objects), random_state=random_state, **params).fit(ensemble).labels_
+            for k in HIERARCHY_K]
 
 
 def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
@@ -138,22 +141,16 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
     :class:`~segensemble.pipeline.frame.SpatialFusion`, the estimator is fit
     on the superatoms and ``ensemble`` is theirs. Otherwise ``fusion`` is None.
     """
-    from segensemble import consensus
-    from segensemble.ensemble import Ensemble
-
+    consensus = deferred.consensus()
     k = check_n_segments(recipe.n_segments)
     spatial = image_aware and recipe.image_aware and img is not None
     est = consensus.make(recipe.method, k, random_state=random_state, **recipe.method_params(image=img is not None))
     ens = Ensemble.from_segmentations(segs, image=img)
     if agree is not False and agree is not None:
-        from segensemble.consensus.agreement import CAP
-
-        cap = agree if isinstance(agree, CAP) else CAP(random_state=random_state)
+        cap = agree if isinstance(agree, consensus.CAP) else consensus.CAP(random_state=random_state)
         ens = cap.fit_transform(ens, image=img)
     if spatial and not est.capabilities.hierarchy:  # merge is the frame's learned hierarchy itself, on the atoms
-        from segensemble.pipeline.frame import image_aware_fit
-
-        fusion = image_aware_fit(est, ens, n_segments=k, gradient=boundary, **recipe.spatial)
+        fusion = deferred.frame().image_aware_fit(est, ens, n_segments=k, gradient=boundary, **recipe.spatial)
         return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
     if boundary is not None and est.capabilities.hierarchy:  # merge: the map is its boundary evidence
         est.fit(ens, gradient=boundary)
@@ -164,9 +161,7 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
 
 def _merge_tree(est, ens, fusion, recipe, boundary=None):
     """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
-    from segensemble.graph.hierarchy import cut_hierarchy
-    from segensemble.pipeline.frame import check_spatial, merge_regions
-
+    check_spatial, merge_regions = deferred.frame().check_spatial, deferred.frame().merge_regions
     if fusion is not None:
         s = check_spatial(recipe.spatial)
         cut, n, atoms = fusion.cut, fusion.ensemble.n_objects, fusion.atoms
@@ -197,8 +192,6 @@ def _boundary_map(boundary, img, segs, original):
             raise InputError(f"boundary: expected a soft boundary map, 'learned', 'recipe' or None, got {boundary!r}")
         if img is None:
             raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
-        from segensemble.edges import detect_boundaries
-
         return detect_boundaries(img, nms=False).astype(np.float64)
     b = check_soft_map(boundary, "boundary", unit_range=True)
     shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
@@ -315,9 +308,7 @@ def run_recipe(
     >>> result.labels.shape, int(result.labels.max()) + 1, len(result.members)
     ((24, 32), 2, 2)
     """
-    from segensemble import consensus
-    from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
-
+    consensus = deferred.consensus()
     recipe = recipe if isinstance(recipe, Recipe) else load_recipe(recipe)
     working_pixels = check_working_pixels(recipe.working_pixels if isinstance(working_pixels, str)
                                           and working_pixels == "recipe" else working_pixels)

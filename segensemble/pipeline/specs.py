@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
+import math
+from numbers import Real
+
 from segensemble.errors import InputError
+from segensemble.pipeline import deferred
 
 __all__ = ["parse_segmenter_spec", "parse_segmenter_list", "parse_value", "check_segmenter_params"]
 
@@ -17,14 +22,7 @@ def check_segmenter_params(method: str, params: dict):
     ...
     segensemble.errors.InputError: params: slic has no parameter 'foo'; expected one of ...
     """
-    import inspect
-
-    from segensemble import segmenters
-
-    import math
-    from numbers import Real
-
-    fn = segmenters.get(method)
+    fn = deferred.segmenters().get(method)
     signature = inspect.signature(fn).parameters
     valid = [p for p, v in signature.items() if v.kind == v.KEYWORD_ONLY and p != "rng"]
     unknown = sorted(set(params) - set(valid))
