@@ -21,8 +21,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from segensemble.consensus._memory import check_dense
+from segensemble.graph.hierarchy import Hierarchy
 
-__all__ = ["LINKAGES", "weighted_linkage", "cut_tree", "lifetime_n_clusters", "clusters_to_k"]
+__all__ = ["LINKAGES", "weighted_linkage", "lifetime_n_clusters", "clusters_to_k"]
 
 LINKAGES = ("average", "single", "complete")
 
@@ -105,24 +106,6 @@ def weighted_linkage(D: np.ndarray, weights: np.ndarray, method: str = "average"
     return np.asarray(merges, dtype=np.int64), np.asarray(heights, dtype=np.float64)
 
 
-def cut_tree(merges: np.ndarray, n: int, n_clusters: int) -> np.ndarray:
-    """Labels of the n objects after the first ``n - n_clusters`` merges."""
-    parent = np.arange(n)
-
-    def find(x):
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    for a, b in merges[: n - n_clusters]:
-        ra, rb = find(a), find(b)
-        parent[max(ra, rb)] = min(ra, rb)
-    return np.array([find(i) for i in range(n)])
-
-
 def lifetime_n_clusters(heights: np.ndarray, top: float = 1.0, minimum: int = 2) -> int:
     """Number of clusters with the longest lifetime (Fred & Jain 2005).
 
@@ -160,8 +143,8 @@ def clusters_to_k(ensemble, labels, k):
         S = HZ.T @ HZ / m  # sum of w_i w_j X_ij between clusters
         size = np.asarray(Z.sum(axis=0)).ravel()
         D = 1.0 - S / np.outer(size, size)
-        merges, _ = weighted_linkage(D, size, "average")
-        return cut_tree(merges, c, k)[z]
+        merges, heights = weighted_linkage(D, size, "average")
+        return Hierarchy(c, merges, heights).cut(n_regions=k)[z]
     while c < k:  # split: the object least associated with its cluster starts a new one
         Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
         own = np.asarray(H @ (H.T @ Z).toarray())[np.arange(len(z)), z] / m

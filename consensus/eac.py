@@ -5,7 +5,8 @@ from __future__ import annotations
 from segensemble.constraints import StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
-from segensemble.consensus._linkage import LINKAGES, cut_tree, lifetime_n_clusters, weighted_linkage
+from segensemble.consensus._linkage import LINKAGES, lifetime_n_clusters, weighted_linkage
+from segensemble.graph.hierarchy import Hierarchy
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["EAC"]
@@ -66,4 +67,4 @@ class EAC(ConsensusClusterer):
         merges, heights = weighted_linkage(D, ensemble.weights, self.linkage)
         self.heights_ = heights
         k = lifetime_n_clusters(heights) if self.n_clusters == "auto" else int(self.n_clusters)
-        return cut_tree(merges, n, min(k, n))
+        return Hierarchy(n, merges, heights).cut(n_regions=min(k, n))

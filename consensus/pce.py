@@ -23,7 +23,8 @@ import numpy as np
 from segensemble.constraints import Interval
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
-from segensemble.consensus._linkage import cut_tree, weighted_linkage
+from segensemble.consensus._linkage import weighted_linkage
+from segensemble.graph.hierarchy import Hierarchy
 from segensemble.consensus._pce_solver import (ecbpce_metaclusters, metacluster_objective, projective_consensus,
                                               tanimoto_distances)
 from segensemble.consensus._registry import REGISTRY
@@ -288,6 +289,6 @@ class CBPCE(_PCE):
 
     def _metaclusters(self, T, solution, k):
         k = min(k, len(T))
-        merges, _ = weighted_linkage(T.copy(), np.ones(len(T)), "average")
-        roots = cut_tree(merges, len(T), k)
+        merges, heights = weighted_linkage(T.copy(), np.ones(len(T)), "average")
+        roots = Hierarchy(len(T), merges, heights).cut(n_regions=k)
         return [np.flatnonzero(roots == r).tolist() for r in np.unique(roots)]

@@ -7,7 +7,8 @@ from scipy.spatial.distance import squareform
 
 from segensemble import Ensemble
 from segensemble.consensus import EAC
-from segensemble.consensus._linkage import cut_tree, lifetime_n_clusters, weighted_linkage
+from segensemble.consensus._linkage import lifetime_n_clusters, weighted_linkage
+from segensemble.graph.hierarchy import Hierarchy
 
 
 @pytest.mark.parametrize("method", ["average", "single", "complete"])
@@ -19,7 +20,7 @@ def test_unit_weight_linkage_matches_scipy(method):
     Z = linkage(squareform(D, checks=False), method=method)
     np.testing.assert_allclose(heights, np.sort(Z[:, 2]), atol=1e-12)
     for k in (2, 5, 9):
-        ours = cut_tree(merges, 40, k)
+        ours = Hierarchy(40, merges, heights).cut(n_regions=k)
         ref = fcluster(Z, k, criterion="maxclust")
         assert len(set(zip(ours.tolist(), ref.tolist()))) == k
 

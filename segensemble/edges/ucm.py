@@ -23,7 +23,7 @@ import numpy as np
 from segensemble.graph.adjacency import adjacent_pairs, pair_pixel_values
 from segensemble.errors import InputError
 from segensemble.validation import check_label_map, check_soft_map
-from segensemble.graph.hierarchy import cut_hierarchy, merge_hierarchy
+from segensemble.graph.hierarchy import Hierarchy, merge_hierarchy, ultrametric_distances
 
 __all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy", "UCM_MIN_SIZE"]
 
@@ -60,6 +60,8 @@ class UCMHierarchy:
     ----------
     regions : (H, W) int32 array
         The finest regions (the watershed).
+    tree : :class:`~segensemble.graph.hierarchy.Hierarchy`
+        The merge tree over the regions; ``merges`` and ``heights`` are its.
     merges : (n - 1, 2) int array
         Merged region pairs in order (the smaller index survives).
     heights : (n - 1,) float array
@@ -75,23 +77,30 @@ class UCMHierarchy:
     """
 
     def __init__(self, regions, merges, heights):
-        self.regions, self.merges, self.heights = regions, merges, heights
+        self.regions = regions
+        self.tree = Hierarchy(int(regions.max()) + 1, merges, heights)
 
     @property
     def n_regions(self) -> int:
-        return int(self.regions.max()) + 1
+        return self.tree.n_leaves
+
+    @property
+    def merges(self) -> np.ndarray:
+        return self.tree.merges
+
+    @property
+    def heights(self) -> np.ndarray:
+        return self.tree.heights
 
     def cut(self, *, threshold=None, n_segments=None) -> np.ndarray:
         """(H, W) labels of the hierarchy below ``threshold`` (or at ``n_segments`` regions)."""
         if (threshold is None) == (n_segments is None):
             raise InputError("cut: give exactly one of threshold and n_segments")
-        return cut_hierarchy(self.n_regions, self.merges, self.heights, threshold=threshold,
-                             n_clusters=n_segments)[self.regions].astype(np.int32)
+        return self.tree.cut(threshold=threshold, n_regions=n_segments)[self.regions].astype(np.int32)
 
     def ucm2(self) -> np.ndarray:
         """The hierarchy as a BSDS ``ucm2`` map, (2H + 1, 2W + 1) (see :func:`ucm2_map`)."""
-        return ucm2_map(self.regions, ultrametric_distances(self.n_regions, self.merges, self.heights,
-                                                            adjacent_pairs(self.regions)[0]))
+        return ucm2_map(self.regions, self.tree.persistence(adjacent_pairs(self.regions)[0]))
 
 
 def boundary_hierarchy(probability, *, min_size: int = 0) -> UCMHierarchy:
@@ -134,37 +143,6 @@ def boundary_hierarchy(probability, *, min_size: int = 0) -> UCMHierarchy:
     merges, heights = merge_hierarchy(n, pairs, length, strength, sizes=sizes, min_size=min_size)
     # the min_size pass keys small regions 1 lower: those merges sit at the bottom of the hierarchy
     return UCMHierarchy(regions, merges, np.maximum(heights, 0.0))
-
-
-def ultrametric_distances(n_regions: int, merges, heights, pairs) -> np.ndarray:
-    """Height at which the two regions of every pair first join in the hierarchy, (len(pairs),).
-
-    Pairs never joined (separate components) get ``inf``.
-
-    Examples
-    --------
-    >>> ultrametric_distances(3, np.array([[0, 1], [0, 2]]), np.array([0.2, 0.6]),
-    ...                       np.array([[0, 1], [1, 2], [0, 2]])).tolist()
-    [0.2, 0.6, 0.6]
-    """
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    out = np.full(len(pairs), np.inf)
-    # every component keeps the set of unresolved pairs touching it; joining two resolves their common ones
-    touching = [set() for _ in range(int(n_regions))]
-    for e, (a, b) in enumerate(pairs.tolist()):
-        touching[a].add(e)
-        touching[b].add(e)
-    owner = list(range(int(n_regions)))
-    for (keep, gone), h in zip(np.asarray(merges, dtype=np.int64).tolist(), np.asarray(heights).tolist()):
-        a, b = owner[keep], owner[gone]
-        small, big = (a, b) if len(touching[a]) < len(touching[b]) else (b, a)
-        common = touching[small] & touching[big]
-        for e in common:
-            out[e] = h
-        touching[big] ^= touching[small]
-        touching[small] = set()
-        owner[keep] = owner[gone] = big
-    return out
 
 
 def ucm2_map(regions, distances) -> np.ndarray:
