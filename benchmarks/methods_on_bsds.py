@@ -91,7 +91,7 @@ def _image_task(args):
                 chosen = chosen.with_overrides(n_segments=n_segments)
             start = time.perf_counter()
             try:
-                result = run_recipe(image, chosen, members=members, random_state=seed, boundary=boundary)
+                result = run_recipe(image, chosen, members=members, rng=seed, boundary=boundary)
             except InputError as exc:  # a method that refuses this ensemble: recorded, not scored
                 rows.append({"image": image_id, "recipe": name, "method": method, "error": str(exc)})
                 continue

@@ -76,16 +76,16 @@ def one_image(args) -> dict:
     path = ds.image_path(split, image_id)
     gt = read_ground_truth(ds.ground_truth_path(split, image_id))
     t0 = time.perf_counter()
-    native = run_recipe(path, "default", random_state=0).labels
+    native = run_recipe(path, "default", rng=0).labels
     t1 = time.perf_counter()
     raw = decode_image(path)
     big = cv2.resize(raw, (raw.shape[1] * SCALE, raw.shape[0] * SCALE), interpolation=cv2.INTER_CUBIC)
-    x4 = run_recipe(big, "default", random_state=0)
+    x4 = run_recipe(big, "default", rng=0)
     full = x4.labels
     t2 = time.perf_counter()
     _, buf = cv2.imencode(".jpg", raw[:, :, ::-1], [cv2.IMWRITE_JPEG_QUALITY, 95])
     recoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)[:, :, ::-1]
-    jpeg95 = run_recipe(np.ascontiguousarray(recoded), "default", random_state=0).labels
+    jpeg95 = run_recipe(np.ascontiguousarray(recoded), "default", rng=0).labels
     back = cv2.resize(full, native.shape[::-1], interpolation=cv2.INTER_NEAREST)
     rec = {"id": image_id, "seconds_native": t1 - t0, "seconds_x4": t2 - t1}
     for name, labels in (("native", native), ("x4", back)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.validation import check_int, check_random_state
+from segensemble.validation import check_int, check_rng
 
 __all__ = ["lac"]
 
@@ -48,7 +48,7 @@ def lac(X, n_clusters: int, *, h: float = 0.2, rng=None, max_iter: int = 50):
     k = check_int(n_clusters, "n_clusters", minimum=1, maximum=n)
     if not h > 0:
         raise InputError(f"h: expected a positive bandwidth, got {h!r}")
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     centroids = X[gen.choice(n, size=k, replace=False)].copy()
     weights = np.full((k, f), 1.0 / f)
     labels = np.full(n, -1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.validation import check_int, check_random_state
+from segensemble.validation import check_int, check_rng
 from segensemble.errors import InputError, warn_deprecated
 
 __all__ = ["make_subspace_clusters", "lac", "projective_ensemble", "ENSEMBLE_KINDS"]
@@ -72,7 +72,7 @@ def make_subspace_clusters(n_objects: int, n_features: int, n_clusters: int, *, 
     f = check_int(n_features, "n_features", minimum=1)
     k = check_int(n_clusters, "n_clusters", minimum=1, maximum=n)
     r = check_int(n_relevant, "n_relevant", minimum=1, maximum=f)
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     labels = np.arange(n) % k
     X = gen.random((n, f))
     relevant = np.zeros((k, f), dtype=bool)
@@ -128,7 +128,7 @@ def projective_ensemble(X, n_clusters: int, n_solutions: int, *, kinds=("E1", "E
     for kind in kinds:
         if kind not in ENSEMBLE_KINDS:
             raise InputError(f"kinds: expected names among {sorted(ENSEMBLE_KINDS)}, got {kind!r}")
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     run_lac, ProjectiveEnsemble = _consensus()
     gammas, deltas = [], []
     for j in range(m):

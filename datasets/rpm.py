@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.validation import check_int, check_random_state
+from segensemble.validation import check_int, check_rng
 from segensemble.errors import InputError
 
 __all__ = ["rpm_ensemble"]
@@ -59,7 +59,7 @@ def rpm_ensemble(n_objects: int, n_members: int, n_clusters: int, p: float, *, p
         raise InputError(f"truth: expected 'even' or 'random', got {truth!r}")
     if p1 is not None and (not 0.0 < float(p1) < 1.0 or k < 2):
         raise InputError(f"p1: expected a share in (0, 1) with n_clusters >= 2, got {p1!r}")
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     if truth == "random":
         if p1 is None:
             z_true = gen.integers(0, k, size=n)

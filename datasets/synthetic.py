@@ -15,7 +15,7 @@ from scipy import ndimage
 from skimage.color import lab2rgb
 
 from segensemble.atomic import atomic_write_bytes
-from segensemble.validation import check_int, check_random_state
+from segensemble.validation import check_int, check_rng
 from segensemble.errors import InputError
 from segensemble.io import mat_bytes
 from segensemble.boundarymaps import ground_truth_boundaries
@@ -74,7 +74,7 @@ def synthetic_image(shape=(160, 240), *, n_regions=None, n_annotators=None, nois
     >>> img.shape, int(truth.max()) + 1, len(ann)
     ((40, 60, 3), 3, 3)
     """
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     if len(shape) != 2 or min(shape) < 8:
         raise InputError(f"shape: expected (height, width) of at least 8 x 8, got {shape!r}")
     h, w = int(shape[0]), int(shape[1])

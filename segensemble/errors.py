@@ -8,7 +8,10 @@ working, and the command-line interface maps it to exit code 2.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "FileFormatError", "first_line", "describe_exception", "describe", "warn_deprecated"]
+import functools
+
+__all__ = ["InputError", "FileFormatError", "first_line", "describe_exception", "describe", "warn_deprecated",
+           "renamed_keywords"]
 
 
 class InputError(ValueError):
@@ -66,6 +69,39 @@ def warn_deprecated(old: str, new: str, *, stacklevel: int = 2) -> None:
     import warnings
 
     warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=stacklevel + 1)
+
+
+def renamed_keywords(**renames):
+    """Decorator: keyword arguments renamed, the old names still accepted for one release with a DeprecationWarning.
+
+    ``renamed_keywords(random_state="rng")`` lets callers keep writing ``f(random_state=0)`` (warned, passed on as
+    ``rng=0``); giving both names is an :class:`InputError`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @renamed_keywords(random_state="rng")
+    ... def f(*, rng=None):
+    ...     return rng
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     f(random_state=3), str(caught[0].message)
+    (3, 'f(random_state=...) is deprecated; use rng')
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise InputError(f"{old}: give {new} only ({old} is its deprecated name)")
+                    warn_deprecated(f"{fn.__name__}({old}=...)", new)
+                    kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def describe(exc: BaseException) -> str:

@@ -10,9 +10,10 @@ import numbers
 
 import numpy as np
 
-from segensemble.errors import InputError
+from segensemble.errors import InputError, warn_deprecated
 
 __all__ = [
+    "check_rng",
     "check_random_state",
     "check_image",
     "check_label_map",
@@ -41,14 +42,15 @@ def describe_value(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_random_state(rng) -> np.random.Generator:
-    """Resolve ``rng`` (None, int or Generator) to a Generator, once.
+def check_rng(rng) -> np.random.Generator:
+    """Resolve ``rng`` (None, int or Generator) to a Generator, once (scikit-image's ``rng``).
 
-    Global random state is never touched.
+    Global random state is never touched. Estimators take scikit-learn's ``random_state`` instead; the image
+    pipeline's runner (:func:`segensemble.pipeline.runner.run_recipe`) is where the two meet.
 
     Examples
     --------
-    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    >>> check_rng(0).integers(10) == check_rng(0).integers(10)
     np.True_
     """
     if rng is None or isinstance(rng, (numbers.Integral, np.integer)):
@@ -60,6 +62,21 @@ def check_random_state(rng) -> np.random.Generator:
     if isinstance(rng, np.random.RandomState):
         return np.random.default_rng(rng.randint(0, 2**31 - 1))
     raise InputError(f"rng: expected None, a non-negative int or a numpy Generator, got {describe_value(rng)}")
+
+
+def check_random_state(rng) -> np.random.Generator:
+    """Deprecated name of :func:`check_rng` (scikit-learn's function of this name returns a RandomState).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     int(check_random_state(0).integers(10)) == int(check_rng(0).integers(10))
+    True
+    """
+    warn_deprecated("segensemble.validation.check_random_state", "segensemble.validation.check_rng")
+    return check_rng(rng)
 
 
 def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import skimage.segmentation
 from scipy import ndimage
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import lab_colour, standardise
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_choice, check_positive
@@ -162,7 +162,7 @@ def chanvese(
     ds = check_int(downsample, "downsample", minimum=1)
     minf = check_positive(min_fraction, "min_fraction", allow_zero=True)
     soft = check_positive(softness, "softness")
-    check_random_state(rng)
+    check_rng(rng)
     h, w = img.shape[:2]
     feats = standardise(lab_colour(img))
     labels = np.zeros((h, w), dtype=np.int64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import skimage.segmentation
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
@@ -62,7 +62,7 @@ def felzenszwalb(
     scale = check_positive(scale, "scale")
     sigma = check_positive(sigma, "sigma", allow_zero=True)
     min_size = check_int(min_size, "min_size", minimum=1)
-    check_random_state(rng)
+    check_rng(rng)
     if n_segments is None:
         labels = _fh(img, float(scale), float(sigma), min_size)
     else:

@@ -6,7 +6,7 @@ import maxflow
 import numpy as np
 from sklearn.cluster import KMeans
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import lab_colour, standardise, texture_features
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive, seed_of, softmax_memberships
@@ -177,7 +177,7 @@ def graphcut(
     rounds = check_int(rounds, "rounds", minimum=1)
     tw = check_positive(texture_weight, "texture_weight", allow_zero=True)
     ds = check_int(downsample, "downsample", minimum=1)
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     h, w = img.shape[:2]
     lab = lab_colour(img)
     feats = standardise(lab)

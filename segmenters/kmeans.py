@@ -6,7 +6,7 @@ import numpy as np
 from skimage import color
 from sklearn.cluster import KMeans
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import standardise, texture_features
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_choice, check_positive, seed_of, softmax_memberships
@@ -89,7 +89,7 @@ def kmeans(
     pw = check_positive(position_weight, "position_weight", allow_zero=True)
     tw = check_positive(texture_weight, "texture_weight", allow_zero=True)
     sample = check_int(sample, "sample", minimum=1)
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     h, w = img.shape[:2]
     parts = [standardise(to_colour_space(img, colour_space))]
     if pw > 0:

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.segmentation import Segmentation
 from segensemble.graph.adjacency import merge_small_regions
 from segensemble.segmenters._common import check_positive
@@ -77,7 +77,7 @@ def meanshift(
     cr = check_positive(colour_radius, "colour_radius")
     ms = check_int(min_size, "min_size", minimum=1)
     tol = check_positive(tolerance, "tolerance", allow_zero=True)
-    check_random_state(rng)
+    check_rng(rng)
     img8 = np.ascontiguousarray(np.round(img * 255).astype(np.uint8)[:, :, ::-1])
     filtered = cv2.pyrMeanShiftFiltering(img8, sr, cr, maxLevel=1)
     zones = _flat_zones(filtered, tol)

@@ -8,7 +8,7 @@ import skimage.graph
 import skimage.segmentation
 from scipy.linalg import eigh
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import boundary_strength, lab_colour, region_means, standardise, texture_features
 from segensemble.segmentation import Segmentation
 from segensemble.graph.adjacency import adjacent_pairs
@@ -176,7 +176,7 @@ def ncut(
     st = check_positive(sigma_texture, "sigma_texture")
     sb = check_positive(sigma_boundary, "sigma_boundary")
     threshold = check_positive(threshold, "threshold")
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     sp_labels = _superpixels(img, max(nsp, k), comp, k)
     n_sp = int(sp_labels.max()) + 1
     params = {"n_segments": k, "mode": mode, "n_superpixels": nsp}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import skimage.segmentation
 
-from segensemble.validation import check_image, check_random_state
+from segensemble.validation import check_image, check_rng
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive, seed_of
 from segensemble.segmenters._registry import REGISTRY
@@ -53,7 +53,7 @@ def quickshift(
     md = check_positive(max_dist, "max_dist")
     r = check_positive(ratio, "ratio")
     s = check_positive(sigma, "sigma", allow_zero=True)
-    gen = check_random_state(rng)
+    gen = check_rng(rng)
     labels = skimage.segmentation.quickshift(
         img, ratio=min(r, 1.0), kernel_size=ks, max_dist=md, sigma=s, convert2lab=True, rng=seed_of(gen),
         channel_axis=-1,

@@ -6,7 +6,7 @@ import numpy as np
 import skimage.segmentation
 from scipy import ndimage
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import lab_colour, region_means
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive, softmax_memberships
@@ -90,7 +90,7 @@ def slic(
     n = check_int(n_segments, "n_segments", minimum=1)
     compactness = check_positive(compactness, "compactness")
     sigma = check_positive(sigma, "sigma", allow_zero=True)
-    check_random_state(rng)
+    check_rng(rng)
     labels = skimage.segmentation.slic(
         img, n_segments=n, compactness=float(compactness), sigma=float(sigma), start_label=0,
         channel_axis=-1, convert2lab=True, enforce_connectivity=True,

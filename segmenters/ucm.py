@@ -5,7 +5,7 @@ from __future__ import annotations
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
 from segensemble.segmenters._registry import REGISTRY
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.edges import detect_boundaries
 from segensemble.edges.ucm import UCM_MIN_SIZE, boundary_hierarchy
 
@@ -58,7 +58,7 @@ def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOL
     k = None if n_segments is None else check_int(n_segments, "n_segments", minimum=1)
     t = check_positive(threshold, "threshold", allow_zero=True)
     m = check_int(min_size, "min_size", minimum=0)
-    check_random_state(rng)
+    check_rng(rng)
     hierarchy = boundary_hierarchy(detect_boundaries(img, model=model, nms=False), min_size=m)
     labels = hierarchy.cut(threshold=t) if k is None else hierarchy.cut(n_segments=k)
     return Segmentation(labels, name="ucm", params={"n_segments": k, "threshold": t, "min_size": m})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import skimage.segmentation
 
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import boundary_strength
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
@@ -48,7 +48,7 @@ def watershed(image, *, n_segments: int = 25, compactness: float = 0.0001, sigma
     n = check_int(n_segments, "n_segments", minimum=1)
     c = check_positive(compactness, "compactness", allow_zero=True)
     s = check_positive(sigma, "sigma")
-    check_random_state(rng)
+    check_rng(rng)
     grad = boundary_strength(img, sigma=s)
     labels = skimage.segmentation.watershed(grad, markers=min(n, grad.size), compactness=c)
     return Segmentation(labels, name="watershed", params={"n_segments": n, "compactness": c, "sigma": s})

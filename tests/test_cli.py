@@ -286,7 +286,7 @@ def test_runtime_failure_exits_1(tmp_path, image_file, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("solver exploded")
 
-    monkeypatch.setattr(runner_module, "run_segmenters", boom)
+    monkeypatch.setattr(runner_module, "run_checked_specs", boom)
     result = runner.invoke(app, ["fuse", str(image_file), "-o", str(tmp_path / "out.png")])
     assert result.exit_code == 1 and "solver exploded" in result.stderr
     assert not (tmp_path / "out.png").exists()

@@ -80,7 +80,7 @@ def test_run_recipe_returns_everything_and_callers_agree(tmp_path):
     recipe = Recipe("t", "1", ("slic:n_segments=12", "felzenszwalb:scale=50"), "merge",
                     params={"threshold": 0.5}, postprocess={"connected": True, "min_size": 20})
     img = np.clip(_blocks(), 0, 1)
-    result = run_recipe(img, recipe, hierarchy=True, confidence="auto", random_state=0)
+    result = run_recipe(img, recipe, hierarchy=True, confidence="auto", rng=0)
     assert isinstance(result, FusionResult)
     assert result.labels.shape == img.shape[:2] and len(result.members) == 2
     assert result.estimator.capabilities.hierarchy and len(result.levels) == 19
@@ -94,7 +94,7 @@ def test_run_recipe_returns_everything_and_callers_agree(tmp_path):
     rec.write_text(json.dumps(recipe.to_dict()))
     done = runner.invoke(app, ["fuse", str(path), "--recipe", str(rec), "-o", str(tmp_path / "o.png")])
     assert done.exit_code == 0, done.output
-    again = run_recipe(path, recipe, random_state=0)
+    again = run_recipe(path, recipe, rng=0)
     assert np.array_equal(read_labels(tmp_path / "o.png"), again.labels)
     # segensemble.fuse is the runner without post-processing
     plain = segensemble.fuse(result.members, "merge", "auto", image=img, threshold=0.5)

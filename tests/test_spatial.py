@@ -50,7 +50,7 @@ def members():
 @pytest.mark.parametrize("n_segments", ["auto", 4])
 @pytest.mark.parametrize("method", consensus.available())
 def test_every_method_gives_connected_regions_no_smaller_than_the_minimum(members, method, n_segments):
-    result = run_recipe(_scene(), _recipe(method, n_segments), members=members, random_state=0)
+    result = run_recipe(_scene(), _recipe(method, n_segments), members=members, rng=0)
     labels = result.labels
     sizes = np.bincount(labels.ravel())
     assert sizes.min() >= MIN_SIZE
@@ -96,7 +96,7 @@ def test_k_means_k_painted_regions_when_atoms_are_scattered(method, n_segments):
     img, members = _stripes_with_specks()
     recipe = Recipe("t", "1", ("slic",), method, n_segments, spatial={"min_size": 0},
                     postprocess={"connected": True, "min_size": 0})
-    labels = run_recipe(img, recipe, members=members, random_state=0).labels
+    labels = run_recipe(img, recipe, members=members, rng=0).labels
     assert labels.max() + 1 == n_segments
     for region in range(n_segments):
         assert ndimage.label(labels == region)[1] == 1
@@ -148,8 +148,8 @@ def test_plain_label_arrays_are_fused_by_the_method_of_the_paper(members, method
     """No image: segensemble.fuse is the estimator on the atoms, exactly as before the image-aware frame."""
     ens = Ensemble.from_segmentations(members)
     expected = ens.to_image(consensus.make(method, 3, random_state=0).fit(ens).labels_)
-    assert np.array_equal(segensemble.fuse(members, method=method, n_segments=3, random_state=0), expected)
-    plain = run_recipe(_scene(), _recipe(method, 3), members=members, random_state=0, image_aware=False,
+    assert np.array_equal(segensemble.fuse(members, method=method, n_segments=3, rng=0), expected)
+    plain = run_recipe(_scene(), _recipe(method, 3), members=members, rng=0, image_aware=False,
                        postprocess=False)
     img_ens = Ensemble.from_segmentations(members, image=_scene())
     assert np.array_equal(plain.labels,

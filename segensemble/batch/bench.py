@@ -106,8 +106,8 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
     """Segment, fuse and score one image (the recipe runner); write its fused PNG, hierarchy .mat and JSON."""
     start = time.perf_counter()
     ds = BSDS500(root)
-    result = run_recipe(ds.image_path(split, image_id), config.to_recipe(), random_state=config.random_state,
-                        segmenter_rng=_image_seed(config.random_state, image_id), hierarchy=config.hierarchy,
+    result = run_recipe(ds.image_path(split, image_id), config.to_recipe(), rng=config.random_state,
+                        member_rng=_image_seed(config.random_state, image_id), hierarchy=config.hierarchy,
                         confidence="auto", max_pixels=config.max_pixels, downscale=config.downscale)
     original = result.downscaled_from
     gt_limit = config.max_pixels if original is None else original[0] * original[1]  # the image's own size

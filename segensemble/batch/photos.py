@@ -21,7 +21,7 @@ import numpy as np
 from segensemble.batch.folders import batch_folder
 from segensemble.batch.tasks import check_scheduler, input_digests, resume_tasks, settings_key
 from segensemble.atomic import atomic_write_text
-from segensemble.errors import InputError
+from segensemble.errors import InputError, renamed_keywords
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array, write_image, write_labels
 from segensemble.batch.report import overlay_boundaries
 from segensemble.pipeline.imagesize import read_unoriented
@@ -182,7 +182,7 @@ def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str,
     path = Path(files[image_id])
     recipe = recipe_from_mapping(dict(settings.recipe), source=f"recipe {settings.recipe.get('name')!r}")
     image = path if settings.orient else read_unoriented(path, settings.max_pixels, settings.downscale)
-    result = run_recipe(image, recipe, random_state=settings.random_state, max_pixels=settings.max_pixels,
+    result = run_recipe(image, recipe, rng=settings.random_state, max_pixels=settings.max_pixels,
                         downscale=settings.downscale, image_aware=settings.image_aware,
                         working_pixels=settings.working_pixels, confidence=settings.confidence, n_jobs=threads)
     paths = _outputs(out, image_id, settings)
@@ -196,7 +196,8 @@ def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str,
     return record
 
 
-def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_pixels: int | None = MAX_PIXELS,
+@renamed_keywords(random_state="rng")
+def fuse_files(paths, out_dir, *, recipe="default", rng: int = 0, max_pixels: int | None = MAX_PIXELS,
                downscale: bool = False, image_aware: bool = True, working_pixels="recipe", orient: bool = True,
                confidence: str | None = None, overlay_dir=None, confidence_dir=None, n_jobs: int = 1,
                threads: int = 1, scheduler: str | None = None, progress=None) -> dict:
@@ -254,7 +255,7 @@ def fuse_files(paths, out_dir, *, recipe="default", random_state: int = 0, max_p
     for folder in (overlay_dir, confidence_dir):
         if folder is not None:
             Path(folder).mkdir(parents=True, exist_ok=True)
-    settings = FuseSettings(recipe=chosen.to_dict(), random_state=random_state, max_pixels=max_pixels,
+    settings = FuseSettings(recipe=chosen.to_dict(), random_state=rng, max_pixels=max_pixels,
                             downscale=downscale, image_aware=image_aware, working_pixels=working_pixels,
                             confidence=confidence, overlay=None if overlay_dir is None else str(overlay_dir),
                             confidence_dir=None if confidence_dir is None else str(confidence_dir), orient=orient)

@@ -227,7 +227,7 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
     workers = available_cores(jobs)
     kind = None if confidence is None else confidence_kind.value
     run = lambda cb: fuse_files(  # noqa: E731
-        paths, out_dir, recipe=chosen, random_state=seed, max_pixels=max_pixels, downscale=downscale,
+        paths, out_dir, recipe=chosen, rng=seed, max_pixels=max_pixels, downscale=downscale,
         image_aware=not plain, working_pixels=working, confidence=kind, overlay_dir=overlay,
         confidence_dir=confidence, orient=orient, n_jobs=workers, threads=-1 if workers == 1 else 1,
         scheduler=scheduler, progress=cb)
@@ -245,7 +245,7 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
         img = read_unoriented(img, max_pixels, downscale)
     cap = _agreement(agree, img, words, seed)
     with _Stages(quiet, len(chosen.segmenters)) as stages:
-        result = run_recipe(img, chosen, members=members, random_state=seed, agree=cap or False,
+        result = run_recipe(img, chosen, members=members, rng=seed, agree=cap or False,
                             max_pixels=max_pixels, downscale=downscale,
                             confidence=None if confidence is None else confidence_kind.value,
                             image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs,

@@ -76,7 +76,7 @@ def segment(
         source = read_unoriented(image, max_pixels, downscale)
     else:
         source = image
-    seg, labels, img, original = segment_image(source, method, random_state=seed, max_pixels=max_pixels,
+    seg, labels, img, original = segment_image(source, method, rng=seed, max_pixels=max_pixels,
                                                downscale=downscale, working_pixels=working, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
     write_labels(output, labels)

@@ -188,8 +188,9 @@ def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True)
     (dtype('uint8'), (4, 6, 3))
     """
     path = _existing(path)
-    shape = image_shape(path, orient=False)
-    check_pixel_limit((shape[0] // reduce, shape[1] // reduce), max_pixels, str(path))
+    if max_pixels is not None:  # None: the caller has checked the header (or sets no limit); not read again
+        shape = image_shape(path, orient=False)
+        check_pixel_limit((shape[0] // reduce, shape[1] // reduce), max_pixels, str(path))
     if _is_heif(path):
         img = _decode_heif(path)
         if reduce > 1:

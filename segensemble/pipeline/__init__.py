@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from segensemble.validation import check_n_segments
-from segensemble.errors import warn_deprecated
+from segensemble.errors import renamed_keywords, warn_deprecated
 from segensemble.pipeline.imagesize import (DECODE_LIMIT, MAX_PIXELS, check_image_file, limit_image_size, load_image,
                                    upscale_labels)
 from segensemble.pipeline.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
@@ -17,13 +17,14 @@ __all__ = ["segment", "fuse", "confidence_map", "hierarchy_confidence", "run_seg
            "limit_image_size", "load_image", "check_image_file", "upscale_labels", "MAX_PIXELS", "DECODE_LIMIT"]
 
 
+@renamed_keywords(random_state="rng")
 def fuse(
     segmentations,
     method: str = "eac",
     n_segments="auto",
     *,
     image=None,
-    random_state=None,
+    rng=None,
     return_estimator: bool = False,
     agree=False,
     **params,
@@ -49,15 +50,15 @@ def fuse(
         Number of fused regions, or the method's own criterion.
     image : (H, W[, C]) array, optional
         The image, for methods that use per-atom features.
-    random_state : None or int
-        Seed of the consensus method, where it is randomised.
+    rng : None or int
+        Seed of the consensus method, where it is randomised (``random_state``: its deprecated name).
     return_estimator : bool, default False
         Also return the fitted estimator and the ensemble (the agreed one with
         ``agree``).
     agree : bool or CAP, default False
         First make the members agree with the Clustering Agreement Process
         (:class:`segensemble.consensus.agreement.CAP`; ``True`` uses its
-        defaults, seeded by ``random_state``). Needs ``image`` (visual words).
+        defaults, seeded by ``rng``). Needs ``image`` (visual words).
     **params
         Further parameters of the consensus method.
 
@@ -79,7 +80,7 @@ def fuse(
         n_segments = params.pop("n_clusters")
     recipe = Recipe(name="fuse", version="", segmenters=(), method=method, n_segments=check_n_segments(n_segments),
                     params=params)
-    result = run_recipe(image, recipe, members=segmentations, random_state=random_state, agree=agree,
+    result = run_recipe(image, recipe, members=segmentations, rng=rng, agree=agree,
                         postprocess=False, max_pixels=None)
     if return_estimator:
         return result.labels, result.estimator, result.ensemble

@@ -143,11 +143,16 @@ def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
     >>> img.shape, orig
     ((50, 100, 3), (100, 200))
     """
+    return _load_checked(path, check_image_file(path, max_pixels, downscale=downscale), max_pixels)
+
+
+def _load_checked(path, checked, max_pixels):
+    """:func:`load_image` of a file whose header :func:`check_image_file` has read: ``checked`` is what it gave."""
     import cv2
 
-    (h, w), reduce = check_image_file(path, max_pixels, downscale=downscale)
+    (h, w), reduce = checked
     if max_pixels is None or h * w <= max_pixels:
-        return read_image(path, max_pixels=max_pixels), None
+        return read_image(path), None  # the header is checked: decoded once, not read again
     raw = decode_image(path, reduce=reduce)
     small = cv2.resize(raw, _target_size(h, w, max_pixels), interpolation=cv2.INTER_AREA)
     return check_image(small), (h, w)
@@ -209,7 +214,7 @@ def prepare_image(image, max_pixels, downscale, working_pixels=None):
         target = target_shape(h, w, max_pixels)
         small = working_shape(target, working_pixels)
         if small is None:  # at its own size, or --downscale above max_pixels without a working scale: as always
-            return (*load_image(image, max_pixels, downscale=downscale), None)
+            return (*_load_checked(image, ((h, w), reduce), max_pixels), None)
         raw = decode_image(image, reduce=reduce)  # check_image_file bounded what is decoded
         return working_image(raw, small), (h, w), raw
     arr = np.asarray(image)

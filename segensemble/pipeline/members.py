@@ -13,9 +13,10 @@ from segensemble.errors import InputError
 from segensemble.pipeline import deferred
 from segensemble.segmentation import Segmentation
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
-from segensemble.validation import check_image, check_int, check_random_state
+from segensemble.validation import check_image, check_int, check_rng
 
-__all__ = ["segment", "run_segmenters", "available_cores", "confidence_map", "hierarchy_confidence"]
+__all__ = ["segment", "run_segmenters", "run_checked_specs", "available_cores",
+           "confidence_map", "hierarchy_confidence"]
 
 
 def segment(image, method: str = "slic", *, rng=None, **params) -> Segmentation:
@@ -77,13 +78,26 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
     specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
     if not specs:
         raise InputError("segmenters: expected at least one segmenter, got none")
-    workers = min(available_cores(n_jobs), len(specs))
-    gen = check_random_state(rng)
-    seeds = gen.integers(0, 2**31 - 1, size=len(specs))
     for name, params in specs:  # refuse bad specs before running any
         check_segmenter_params(name, params)
+    return run_checked_specs(img, specs, rng=rng, n_jobs=n_jobs, on_done=on_done)
+
+
+def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list[Segmentation]:
+    """:func:`run_segmenters` on an image and ``(name, params)`` specs already checked (a recipe's ``members``).
+
+    Examples
+    --------
+    >>> img = np.random.default_rng(0).random((24, 24, 3))
+    >>> [s.n_segments > 0 for s in run_checked_specs(img, [("slic", {"n_segments": 4})], rng=0)]
+    [True]
+    """
+    workers = min(available_cores(n_jobs), len(specs))
+    gen = check_rng(rng)
+    seeds = gen.integers(0, 2**31 - 1, size=len(specs))
+    registry = deferred.segmenters()
     def run(name, params, seed):
-        seg = segment(img, name, rng=int(seed), **params)
+        seg = registry.get(name)(img, rng=int(seed), **params)
         if on_done is not None:
             on_done(name)
         return seg
@@ -92,7 +106,7 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
         return [run(name, params, seed) for (name, params), seed in zip(specs, seeds)]
     from concurrent.futures import ThreadPoolExecutor
 
-    order = sorted(range(len(specs)), key=lambda i: -deferred.segmenters().cost(specs[i][0]))
+    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
     try:
         futures = {i: pool.submit(run, specs[i][0], specs[i][1], seeds[i]) for i in order}

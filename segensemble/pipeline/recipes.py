@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 try:
@@ -136,16 +137,31 @@ class Recipe:
         d["segmenters"] = list(self.segmenters)
         return d
 
+    @cached_property
+    def members(self) -> tuple:
+        """The segmenters parsed and checked, once per recipe: ``((name, params), ...)``, what the runner runs.
+
+        Examples
+        --------
+        >>> Recipe("mine", "1", ("slic:n_segments=4", "felzenszwalb"), "eac", 2).members
+        (('slic', {'n_segments': 4}), ('felzenszwalb', {}))
+        """
+        resolved = []
+        for spec in self.segmenters:
+            try:
+                name, params = parse_segmenter_spec(spec)
+                check_segmenter_params(name, params)
+            except InputError as exc:
+                raise InputError(f"recipe {self.name!r}: segmenters: {spec!r}: {exc}") from exc
+            resolved.append((name, params))
+        return tuple(resolved)
+
     def validate(self) -> Recipe:
         """Check the segmenters, method, parameters and post-processing; return self."""
         where = f"recipe {self.name!r}"
         if not self.segmenters:
             raise InputError(f"{where}: segmenters: expected at least one segmenter")
-        for spec in self.segmenters:
-            try:
-                check_segmenter_params(*parse_segmenter_spec(spec))
-            except InputError as exc:
-                raise InputError(f"{where}: segmenters: {spec!r}: {exc}") from exc
+        self.members  # noqa: B018  (parsed and checked here, kept for the runner)
         cls = deferred.consensus().get(self.method)
         if not isinstance(self.params, dict) or not all(isinstance(k, str) for k in self.params):
             raise InputError(f"{where}: params: expected a table of name = value, got {self.params!r}")

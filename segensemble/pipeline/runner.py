@@ -15,14 +15,15 @@ import numpy as np
 
 from segensemble.edges import detect_boundaries
 from segensemble.ensemble import Ensemble
-from segensemble.errors import InputError
+from segensemble.errors import InputError, renamed_keywords
 from segensemble.graph.hierarchy import cut_hierarchy
 from segensemble.pipeline import deferred
 from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
 from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
                                             upscale_labels)
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
-from segensemble.pipeline.members import available_cores, confidence_map, hierarchy_confidence, run_segmenters, segment
+from segensemble.pipeline.members import (available_cores, confidence_map, hierarchy_confidence, run_checked_specs,
+                                          segment)
 from segensemble.pipeline.recipes import Recipe, load_recipe
 from segensemble.validation import check_n_segments, check_soft_map
 
@@ -124,8 +125,10 @@ def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
     if members is None:
         if img is None:
             raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
-        return run_segmenters(img, recipe.segmenters, rng=segmenter_rng, n_jobs=n_jobs,
-                              on_done=None if say is None else lambda name: say(f"member {name} done"))
+        if not recipe.segmenters:
+            raise InputError("segmenters: expected at least one segmenter, got none")
+        return run_checked_specs(img, recipe.members, rng=segmenter_rng, n_jobs=n_jobs,
+                                 on_done=None if say is None else lambda name: say(f"member {name} done"))
     members = list(members)
     if not members:
         raise InputError("members: expected at least one segmentation, got none")
@@ -203,13 +206,14 @@ def _boundary_map(boundary, img, segs, original):
     return b
 
 
+@renamed_keywords(random_state="rng", segmenter_rng="member_rng")
 def run_recipe(
     image=None,
     recipe="default",
     *,
     members=None,
-    random_state=0,
-    segmenter_rng=None,
+    rng=0,
+    member_rng=None,
     hierarchy: bool = False,
     confidence: str | None = None,
     agree=False,
@@ -236,11 +240,13 @@ def run_recipe(
         overrides from :meth:`Recipe.with_overrides`).
     members : sequence of Segmentation or (H, W) int arrays, optional
         Segmentations to fuse instead of running the recipe's segmenters.
-    random_state : int or None, default 0
-        Seed of the consensus method (and of the segmenters unless
-        ``segmenter_rng`` is given).
-    segmenter_rng : int or None, optional
+    rng : int or None, default 0
+        Seed of the consensus method (passed on as its scikit-learn
+        ``random_state``) and of the segmenters unless ``member_rng`` is given.
+        (``random_state``: its deprecated name.)
+    member_rng : int or None, optional
         Seed of the segmenters (``bench`` derives one per image).
+        (``segmenter_rng``: its deprecated name.)
     hierarchy : bool, default False
         Also compute the hierarchy (``levels``).
     confidence : {'max', 'entropy', 'auto'} or None
@@ -323,14 +329,14 @@ def run_recipe(
     say("reading")
     img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels)
     say("members")
-    segs = _members(img, recipe, members, random_state if segmenter_rng is None else segmenter_rng, n_jobs, say)
+    segs = _members(img, recipe, members, rng if member_rng is None else member_rng, n_jobs, say)
     if agree and img is None:
         raise InputError("agree: needs the image for its visual words")
     if isinstance(boundary, str) and boundary == "recipe":
         boundary = recipe.boundary if img is not None else None
     say("fusing")
     boundary = _boundary_map(boundary, img, segs, original)
-    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, random_state, agree, image_aware, boundary)
+    atom_labels, est, ens, fusion, atoms = _consensus(segs, recipe, img, rng, agree, image_aware, boundary)
     post = dict(recipe.postprocess) if postprocess else {"connected": False, "min_size": 0}
     if img is None:
         post["min_size"] = 0  # no colours to merge small regions by
@@ -347,7 +353,7 @@ def run_recipe(
             cuts = [fusion.cut(k) for k in HIERARCHY_K]
         else:
             cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.method_params(image=img is not None),
-                                    random_state=random_state)
+                                    random_state=rng)
         levels = [apply_postprocess(atoms.to_image(c), img, **post) for c in cuts]
     conf, kind = None, None
     if confidence is not None and est.capabilities.soft:  # 'max'/'entropy' were refused above for hard methods
@@ -360,7 +366,8 @@ def run_recipe(
     return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels)
 
 
-def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: int | None = MAX_PIXELS,
+@renamed_keywords(random_state="rng")
+def segment_image(image, method: str = "slic", *, rng=0, max_pixels: int | None = MAX_PIXELS,
                   downscale: bool = False, working_pixels: int | None = WORKING_PIXELS, **params):
     """One segmenter on one image, with the pipeline's pixel limit: the ``segment`` command's library call.
 
@@ -385,6 +392,6 @@ def segment_image(image, method: str = "slic", *, random_state=0, max_pixels: in
     (2, (16, 16))
     """
     img, original, raw = prepare_image(image, max_pixels, downscale, check_working_pixels(working_pixels))
-    seg = segment(img, method, rng=random_state, **params)
+    seg = segment(img, method, rng=rng, **params)
     labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original)
     return seg, labels, img, original
