@@ -16,10 +16,34 @@ Examples
 
 __version__ = "0.1.0"
 
-from segensemble.ensemble import Ensemble
+from typing import TYPE_CHECKING
+
 from segensemble.errors import FileFormatError, InputError
-from segensemble.pipeline import confidence_map, fuse, run_segmenters, segment
 from segensemble.segmentation import Segmentation
+
+#: Public names imported on first use, and where they live: ``import segensemble`` (and so every CLI start-up)
+#: does not import SciPy, OpenCV or scikit-image until they are asked for (scikit-image's lazy-loading
+#: convention, PEP 562, written out for six names).
+_LAZY = {"Ensemble": "segensemble.ensemble", "confidence_map": "segensemble.pipeline", "fuse": "segensemble.pipeline",
+         "run_segmenters": "segensemble.pipeline", "segment": "segensemble.pipeline"}
+
+if TYPE_CHECKING:  # the same names for type checkers and the import-layer test
+    from segensemble.ensemble import Ensemble
+    from segensemble.pipeline import confidence_map, fuse, run_segmenters, segment
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'segensemble' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "Ensemble",

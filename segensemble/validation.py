@@ -12,7 +12,14 @@ import numpy as np
 
 from segensemble.errors import InputError, warn_deprecated
 
+#: Largest image, label map or ground truth (pixels) read: a guard against decompression bombs that real
+#: photos never reach (a 24-megapixel phone photo, a 100-megapixel panorama). Recipes process large images
+#: at their working scale (:mod:`segensemble.pipeline.workscale`), so memory does not grow with the pixel count
+#: beyond a few bytes a pixel. Every reader checks the size a file *declares* before decoding it.
+MAX_PIXELS = 100_000_000
+
 __all__ = [
+    "MAX_PIXELS",
     "check_rng",
     "check_random_state",
     "check_image",

@@ -10,10 +10,12 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO / "segmenters",
             "segensemble.consensus": REPO / "consensus", "segensemble.datasets": REPO / "datasets"}
 #: Imports of the project's own modules inside functions hide circles and make the layers unreadable. The only
-#: ones are deliberate deferrals of the layers that import scikit-learn (about half a second), one place per
-#: package: the image pipeline's ``deferred`` module (``import segensemble`` and ``--help`` stay light; the CLI
-#: uses it too) and the datasets package's projective-clustering generator.
-DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2}
+#: ones are deliberate deferrals, one place per package: the image pipeline's ``deferred`` module (the layers that
+#: import scikit-learn, about half a second), the datasets package's projective-clustering generator (the same),
+#: and the CLI's ``_deferred`` module (every numeric layer: ``--version`` and ``--help`` import none of them).
+#: The package's front door defers its heavy names by PEP 562 and declares them under ``TYPE_CHECKING``.
+DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2,
+             "segensemble.cli._deferred": 17}
 
 
 def _modules() -> dict:
@@ -38,7 +40,10 @@ def _graph():
     edges, inner = {m: set() for m in mods}, {}
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        declared = {id(n) for top in tree.body if isinstance(top, ast.If) and getattr(top.test, "id", "") == "TYPE_CHECKING"
+                    for n in ast.walk(top)}  # imports for type checkers: edges of the graph, not deferrals
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -52,7 +57,7 @@ def _graph():
                 continue
             own = {owner(t) for t in targets if t.startswith("segensemble")} - {"", name}
             edges[name] |= own
-            if own and node.col_offset > 0:
+            if own and node.col_offset > 0 and id(node) not in declared:
                 inner[name] = inner.get(name, 0) + 1
     return edges, inner
 

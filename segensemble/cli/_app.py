@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
 from segensemble.validation import check_output_path
-from segensemble.pipeline.specs import parse_value
+from segensemble.cli._deferred import pipeline
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
            "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs",
@@ -158,7 +158,7 @@ def parse_params(items: list[str] | None) -> dict:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise InputError(f"--param: expected key=value, got {item!r}")
-        params[key.strip()] = parse_value(value.strip())
+        params[key.strip()] = pipeline().specs.parse_value(value.strip())
     return params
 
 

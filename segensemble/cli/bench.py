@@ -8,14 +8,11 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from segensemble.io import MAX_PIXELS
+from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
                                   err, exit_on_failures, handle_errors, out, parse_params, with_progress)
+from segensemble.cli._deferred import batch, pipeline
 from segensemble.validation import check_n_segments
-from segensemble.batch.bench import BenchConfig, run_bench
-from segensemble.batch.report import write_report
-from segensemble.pipeline.recipes import load_recipe
-from segensemble.pipeline.specs import parse_segmenter_list
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:
@@ -99,14 +96,15 @@ def bench(
       segensemble bench --recipe classic -m vote --limit 20
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
-    chosen = load_recipe(recipe).with_overrides(
-        segmenters=None if segmenters is None else parse_segmenter_list(segmenters), method=method,
+    chosen = pipeline().recipes.load_recipe(recipe).with_overrides(
+        segmenters=None if segmenters is None else pipeline().specs.parse_segmenter_list(segmenters), method=method,
         n_segments=None if n_segments is None else check_n_segments(n_segments, "--n-segments"),
         params=parse_params(param),
     ).validate()
-    config = BenchConfig.from_recipe(chosen, random_state=seed, hierarchy=hierarchy, max_pixels=max_pixels,
-                                     downscale=downscale)
-    summary = with_progress("bench", lambda cb: run_bench(
+    bench_layer = batch().bench
+    config = bench_layer.BenchConfig.from_recipe(chosen, random_state=seed, hierarchy=hierarchy, max_pixels=max_pixels,
+                                                 downscale=downscale)
+    summary = with_progress("bench", lambda cb: bench_layer.run_bench(
         out_dir, bsds=None if synthetic else bsds, split=split, config=config, n_jobs=jobs, limit=limit,
         progress=cb, scheduler=scheduler, worker_timeout=worker_timeout))
     _print_summary(summary, config.recipe, split)
@@ -134,5 +132,5 @@ def report(
     """
     if output is not None:  # an HTML file, never one of the bench files it is made from
         check_output(output, (".html",), "--output")
-    path = write_report(out_dir, output=output, limit=limit)
+    path = batch().report.write_report(out_dir, output=output, limit=limit)
     err.print(f"report -> {path}", markup=False)

@@ -7,16 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.io import MAX_PIXELS
+from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, handle_errors
+from segensemble.cli._deferred import edges as edge_layer, io, pipeline
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
 from segensemble.validation import check_distinct_paths
-from segensemble.edges import detect_boundaries, load_boundary_model, non_maximum_suppression
-from segensemble.edges.ucm import UCM_MIN_SIZE, boundary_hierarchy
-from segensemble.io import write_array, write_ucm2
-from segensemble.pipeline.imagesize import check_image_file, prepare_image
-from segensemble.pipeline.workscale import upsample_map
 
 
 @app.command()
@@ -53,20 +49,21 @@ def edges(
     _check_paths(image, output, ucm2, model, max_pixels, downscale)
     import numpy as np
 
-    detector = load_boundary_model(model)
-    img, original, _ = prepare_image(image, max_pixels, downscale, working_pixels or None)
+    detector = edge_layer().load_boundary_model(model)
+    img, original, _ = pipeline().imagesize.prepare_image(image, max_pixels, downscale, working_pixels or None)
     if ucm2 is not None and original is not None:
         raise InputError(f"--ucm2: {image} is {original[1]}x{original[0]}, processed at {img.shape[1]}x"
                          f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
-    probability = detect_boundaries(img, model=detector, nms=False)
+    probability = edge_layer().detect_boundaries(img, model=detector, nms=False)
     if ucm2 is not None:
 
-        write_ucm2(ucm2, boundary_hierarchy(probability, min_size=UCM_MIN_SIZE).ucm2())
+        ucm = edge_layer().ucm
+        io().write_ucm2(ucm2, ucm.boundary_hierarchy(probability, min_size=ucm.UCM_MIN_SIZE).ucm2())
     if original is not None:  # thinned at full resolution, as the benchmark expects
-        probability = upsample_map(probability, original)
+        probability = pipeline().workscale.upsample_map(probability, original)
         err.print(f"{image}: {original[1]}x{original[0]} detected at {img.shape[1]}x{img.shape[0]}; the map is "
                   "brought back to full resolution", markup=False)
-    edges_map = probability if raw else non_maximum_suppression(probability).astype(np.float32)
+    edges_map = probability if raw else edge_layer().non_maximum_suppression(probability).astype(np.float32)
     _write_map(output, edges_map)
     err.print(f"boundaries ({'raw probability' if raw else 'thinned'}), max {float(edges_map.max()):.2f} -> {output}",
               markup=False)
@@ -75,7 +72,7 @@ def edges(
 def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
     check_output(output, (".png", ".npy"))
-    check_image_file(image, max_pixels, downscale=downscale)
+    pipeline().imagesize.check_image_file(image, max_pixels, downscale=downscale)
     if ucm2 is not None:
         check_output(ucm2, (".mat",), "--ucm2")
     check_distinct_paths({"--output": output, "--ucm2": ucm2}, {"IMAGE": image, "--model": model})
@@ -89,7 +86,7 @@ def _write_map(path: Path, edges_map) -> None:
     import numpy as np
 
     if path.suffix.lower() == ".npy":
-        write_array(path, edges_map.astype(np.float32))
+        io().write_array(path, edges_map.astype(np.float32))
     else:
         _, buf = cv2.imencode(".png", np.round(np.clip(edges_map, 0, 1) * 255).astype(np.uint8))
         atomic_write_bytes(path, buf.tobytes())

@@ -10,16 +10,11 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from segensemble.io import MAX_PIXELS
+from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
                                   out, with_progress)
+from segensemble.cli._deferred import batch, evaluation, io
 from segensemble.errors import InputError
-from segensemble.batch.compare import compare_results, present_columns
-from segensemble.batch.score import ScoreConfig, score_results
-from segensemble.evaluation.benchmark import evaluate_image, load_result
-from segensemble.evaluation.correspond import check_max_dist
-from segensemble.evaluation.plot import plot_pr
-from segensemble.io import read_truth
 
 MaxDist = Annotated[float, typer.Option(
     "--max-dist", help="Matching radius as a fraction of the image diagonal (BSDS 0.0075; NYUDv2 papers 0.011).")]
@@ -56,13 +51,13 @@ def evaluate(
       segensemble evaluate hed/3096.png --kind boundary --nms --gt groundTruth/val/3096.mat
     """
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the result is a soft map
-    result = load_result(seg, kind.value, max_pixels=max_pixels)
-    truth = read_truth(gt, max_pixels=max_pixels)
+    result = evaluation().benchmark.load_result(seg, kind.value, max_pixels=max_pixels)
+    truth = io().read_truth(gt, max_pixels=max_pixels)
     if result.shape != truth.shape:
         raise InputError(f"{seg}: shape {result.shape} differs from the ground truth {gt} shape {truth.shape}")
     _check_max_dist(max_dist)
-    ev = evaluate_image(result, truth, nthresh=nthresh, region=result.kind != "boundary" and bool(truth.segmentations),
-                        max_dist=max_dist, thin=thin, nms=nms)
+    ev = evaluation().benchmark.evaluate_image(result, truth, nthresh=nthresh, max_dist=max_dist, thin=thin, nms=nms,
+                                               region=result.kind != "boundary" and bool(truth.segmentations))
     rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
@@ -78,7 +73,7 @@ def evaluate(
 
 
 def _check_max_dist(max_dist: float) -> None:
-    check_max_dist(max_dist, "--max-dist")
+    evaluation().correspond.check_max_dist(max_dist, "--max-dist")
 
 
 def print_scores(summary: dict) -> None:
@@ -146,14 +141,17 @@ def score(
         what = What.boundary
     elif kind.value == "boundary" and what is What.region:
         raise InputError("--what: soft boundary maps (--kind boundary) have no regions; use --what boundary")
-    config = ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value, max_dist=max_dist, thin=thin, nms=nms)
-    summary = with_progress("score", lambda cb: score_results(results_dir, gt, out_dir, config=config, n_jobs=jobs,
-                                                              subset=subset, progress=cb, max_pixels=max_pixels))
+    scoring = batch().score
+    config = scoring.ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value, max_dist=max_dist, thin=thin,
+                                 nms=nms)
+    summary = with_progress("score", lambda cb: scoring.score_results(
+        results_dir, gt, out_dir, config=config, n_jobs=jobs, subset=subset, progress=cb, max_pixels=max_pixels))
     print_scores(summary)
     out.print(f"results: {out_dir}", markup=False)
     if plot is not None and "pr_curve" in summary:
         c = summary["pr_curve"]
-        plot_pr({results_dir.name or "results": (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])}, plot)
+        curve = (c["recall"], c["precision"], summary["boundary"]["ods"]["f"])
+        evaluation().plot.plot_pr({results_dir.name or "results": curve}, plot)
     exit_on_failures(summary["failures"])
 
 
@@ -181,8 +179,8 @@ def compare(
       segensemble compare eval_*/ --out cmp/ --figure svg
     """
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
-    rows = compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
-    cols = present_columns(rows)
+    rows = batch().compare.compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
+    cols = batch().compare.present_columns(rows)
     names = list(rows)
     while names:  # as many methods a table as the terminal can show: never a column silently dropped
         room, part = max(out.width, 40) - 16, []

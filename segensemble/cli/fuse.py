@@ -7,23 +7,16 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.io import MAX_PIXELS
+import segensemble
+
+from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
                                   Seed, app, check_output, err, exit_on_failures, handle_errors, out, parse_params,
                                   with_progress)
+from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
-from segensemble.pipeline.deferred import consensus
 from segensemble.validation import check_distinct_paths, check_n_segments
-from segensemble import Ensemble
-from segensemble.batch.photos import fuse_files, write_fused
-from segensemble.evaluation import ensemble_stability
-from segensemble.io import check_label_file, read_boundary_map, read_image, read_segmentations, write_array, write_image
-from segensemble.pipeline import available_cores
-from segensemble.pipeline.imagesize import check_image_file, read_unoriented
-from segensemble.pipeline.recipes import load_recipe
-from segensemble.pipeline.runner import run_recipe
-from segensemble.pipeline.specs import parse_segmenter_list
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
 DEFAULT_RECIPE = "default"
@@ -34,10 +27,10 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
 
     With ``--inputs`` the members are not the recipe's segmenters, so the parameters fitted to those are dropped.
     """
-    specs = None if segmenters is None else parse_segmenter_list(segmenters)
+    specs = None if segmenters is None else pipeline().specs.parse_segmenter_list(segmenters)
     if n_segments is not None:
         check_n_segments(n_segments, "--n-segments")
-    chosen = load_recipe(recipe or DEFAULT_RECIPE)
+    chosen = pipeline().recipes.load_recipe(recipe or DEFAULT_RECIPE)
     if inputs:
         chosen = chosen.without_member_params()
     chosen = chosen.with_overrides(segmenters=specs, method=method, n_segments=n_segments,
@@ -46,28 +39,29 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
 
 
 def _check_options(chosen, confidence, explain) -> None:
-    cls = consensus().get(chosen.method)
+    consensus = pipeline().deferred.consensus()
+    cls = consensus.get(chosen.method)
     if confidence is not None:
         check_output(confidence, (".png", ".npy"), "--confidence")
         if not cls.capabilities.soft:
             raise InputError(f"--confidence: method {chosen.method!r} gives no memberships; use one of "
-                             f"{', '.join(consensus().soft_methods())}")
+                             f"{', '.join(consensus.soft_methods())}")
     if explain and not cls.capabilities.feature_weights:
-        explainers = [name for name in consensus().available() if consensus().get(name).capabilities.feature_weights]
+        explainers = [name for name in consensus.available() if consensus.get(name).capabilities.feature_weights]
         raise InputError(f"--explain: method {chosen.method!r} gives no feature weights; use one of "
                          f"{', '.join(explainers)}")
 
 
 def _inputs(paths, image, max_pixels):
     """The label maps given on the command line (all of one shape) and the optional image of the same shape."""
-    segs = [s for p in paths for s in read_segmentations(p, max_pixels=max_pixels)]
+    segs = [s for p in paths for s in io().read_segmentations(p, max_pixels=max_pixels)]
     shape = segs[0].shape
     for p, s in zip(paths, segs):
         if s.shape != shape:
             raise InputError(f"{p}: segmentation shape {s.shape} differs from {paths[0]}'s {shape}")
     img = None
     if image is not None:
-        img = read_image(image, max_pixels=max_pixels)
+        img = io().read_image(image, max_pixels=max_pixels)
         if img.shape[:2] != shape:
             raise InputError(f"--image: {image} has shape {img.shape[:2]}, the segmentations {shape}")
     return segs, img
@@ -85,19 +79,19 @@ def _boundary(boundary, img, max_pixels):
     from pathlib import Path
 
     try:
-        return read_boundary_map(Path(boundary), max_pixels=max_pixels)
+        return io().read_boundary_map(Path(boundary), max_pixels=max_pixels)
     except InputError as exc:
         raise InputError(f"--boundary: {exc}") from exc
 
 
 def _diagnostics(result, cap) -> None:
-
-    before = ensemble_stability(Ensemble.from_segmentations(result.members))
+    stability = evaluation().ensemble_stability
+    before = stability(segensemble.Ensemble.from_segmentations(result.members))
     err.print(f"{len(result.members)} members, {result.ensemble.n_objects} atoms; ensemble stability (mean pairwise "
               f"Jaccard) {before:.4f}", markup=False)
     if cap is not None:
         h = cap.objective_history_
-        err.print(f"after --agree: stability {ensemble_stability(result.ensemble):.4f}; agreement objective "
+        err.print(f"after --agree: stability {stability(result.ensemble):.4f}; agreement objective "
                   f"{h[0]:.4f} -> {h[-1]:.4f} ({cap.n_moves_} moves, {cap.n_rounds} rounds)", markup=False)
 
 
@@ -105,9 +99,9 @@ def _write_confidence(path: Path, conf, kind: str) -> None:
     import numpy as np
 
     if path.suffix.lower() == ".npy":
-        write_array(path, conf.astype(np.float32))
+        io().write_array(path, conf.astype(np.float32))
     else:
-        write_image(path, conf)
+        io().write_image(path, conf)
     err.print(f"confidence ({kind}): mean {conf.mean():.3f}, {np.mean(conf < 0.5):.1%} of pixels below 0.5 "
               f"-> {path}", markup=False)
 
@@ -140,7 +134,7 @@ def _agreement(agree, img, words, seed):
         return None
     if img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
-    return consensus().CAP(n_words=words, random_state=seed)
+    return pipeline().deferred.consensus().CAP(n_words=words, random_state=seed)
 
 
 def _report(result, chosen, output) -> None:
@@ -166,12 +160,12 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
         raise InputError("--image: only with --inputs (the segmentations' image); the image to fuse is PATHS")
     if inputs:
         for p in paths:
-            check_label_file(p, max_pixels)
+            io().check_label_file(p, max_pixels)
     elif len(paths) != 1:
         raise InputError(f"PATHS: expected one image with -o (or --out-dir for many, --inputs to fuse "
                          f"segmentations), got {len(paths)} paths")
     else:
-        check_image_file(paths[0], max_pixels, downscale=downscale)
+        pipeline().imagesize.check_image_file(paths[0], max_pixels, downscale=downscale)
     boundary_file = None if boundary in (None, "learned", "gradient") else boundary
     recipe_file = recipe if recipe and Path(recipe).is_file() else None
     check_distinct_paths({"--output": output, "--confidence": confidence, "--overlay": overlay},
@@ -224,9 +218,9 @@ class _Stages:
 def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence, confidence_kind,
                overlay, jobs, scheduler, quiet, orient):
 
-    workers = available_cores(jobs)
+    workers = pipeline().available_cores(jobs)
     kind = None if confidence is None else confidence_kind.value
-    run = lambda cb: fuse_files(  # noqa: E731
+    run = lambda cb: batch().photos.fuse_files(  # noqa: E731
         paths, out_dir, recipe=chosen, rng=seed, max_pixels=max_pixels, downscale=downscale,
         image_aware=not plain, working_pixels=working, confidence=kind, overlay_dir=overlay,
         confidence_dir=confidence, orient=orient, n_jobs=workers, threads=-1 if workers == 1 else 1,
@@ -242,10 +236,10 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
     """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
     members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
     if ignore_orientation and not inputs:
-        img = read_unoriented(img, max_pixels, downscale)
+        img = pipeline().imagesize.read_unoriented(img, max_pixels, downscale)
     cap = _agreement(agree, img, words, seed)
     with _Stages(quiet, len(chosen.segmenters)) as stages:
-        result = run_recipe(img, chosen, members=members, rng=seed, agree=cap or False,
+        result = pipeline().runner.run_recipe(img, chosen, members=members, rng=seed, agree=cap or False,
                             max_pixels=max_pixels, downscale=downscale,
                             confidence=None if confidence is None else confidence_kind.value,
                             image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs,
@@ -256,7 +250,7 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
                                result.working_pixels)
         if verbose:
             _diagnostics(result, cap)
-        write_fused(result, output, source=img, overlay=overlay)
+        batch().photos.write_fused(result, output, source=img, overlay=overlay)
     _report(result, chosen, output)
     _extras(result, explain, confidence, confidence_kind.value)
 

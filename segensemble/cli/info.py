@@ -10,17 +10,16 @@ import typer
 from rich.table import Table
 
 from segensemble.cli._app import app, err, handle_errors, out, with_progress
+from segensemble.cli._deferred import datasets, pipeline
 from segensemble.errors import InputError
-from segensemble.pipeline.deferred import consensus, segmenters
-from segensemble.datasets.fetch import DEFAULT_URL, fetch_bsds500
-from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe
 
 
 @app.command()
 @handle_errors
 def methods():
     """List the registered segmenters and consensus methods."""
-    for title, reg in (("segmenters", segmenters()), ("consensus methods", consensus())):
+    layers = pipeline().deferred
+    for title, reg in (("segmenters", layers.segmenters()), ("consensus methods", layers.consensus())):
         table = Table(title=title, title_justify="left")
         table.add_column("name")
         table.add_column("description")
@@ -46,16 +45,16 @@ def recipes(
       segensemble bench --recipe classic
     """
     if name is not None:
-        typer.echo(json.dumps(load_recipe(name).validate().to_dict(), indent=2))
+        typer.echo(json.dumps(pipeline().recipes.load_recipe(name).validate().to_dict(), indent=2))
         return
     table = Table(title="built-in recipes ('segensemble recipes NAME[@VERSION]' prints one in full)",
                   title_justify="left")
     for col in ("name", "version", "method", "members", "description"):
         table.add_column(col, no_wrap=col in ("name", "method"))
-    for recipe_name, versions in VERSIONS.items():
+    for recipe_name, versions in pipeline().recipes.VERSIONS.items():
         for version in sorted(versions, key=int, reverse=True):
             r = versions[version]
-            newest = " (newest)" if BUILTIN[recipe_name] is r else ""
+            newest = " (newest)" if pipeline().recipes.BUILTIN[recipe_name] is r else ""
             table.add_row(r.name, r.version + newest, r.method, str(len(r.segmenters)), r.description)
     out.print(table)
 
@@ -86,6 +85,7 @@ def datasets_fetch(
     """
     if name.lower() != "bsds500":
         raise InputError(f"NAME: expected 'bsds500', got {name!r}")
-    root = with_progress("download", lambda cb: fetch_bsds500(dest, url=url or DEFAULT_URL, sha256=sha256,
+    fetch = datasets().fetch
+    root = with_progress("download", lambda cb: fetch.fetch_bsds500(dest, url=url or fetch.DEFAULT_URL, sha256=sha256,
                                                                progress=cb, max_bytes=max_bytes))
     err.print(f"BSDS500 verified (1000 files) -> {root}   use: --bsds {root}", markup=False)

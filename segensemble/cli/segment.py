@@ -7,15 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.io import MAX_PIXELS
+from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
                                   handle_errors, parse_params)
+from segensemble.cli._deferred import batch, io, pipeline
 from segensemble.validation import check_distinct_paths
-from segensemble.pipeline.deferred import segmenters
-from segensemble.batch.photos import write_overlay
-from segensemble.io import write_labels
-from segensemble.pipeline.imagesize import check_image_file, read_unoriented
-from segensemble.pipeline.runner import segment_image
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
@@ -64,23 +60,24 @@ def segment(
       segensemble segment photo.jpg -m felzenszwalb -p scale=500 -p min_size=80 -o seg.png
     """
     check_output(output)
-    check_image_file(image, max_pixels, downscale=downscale)  # a bomb is refused before anything heavy is imported
+    # a bomb is refused before the numeric layers are imported
+    pipeline().imagesize.check_image_file(image, max_pixels, downscale=downscale)
     if overlay is not None:
         check_output(overlay, IMAGE_OUTPUTS, "--overlay")
     check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})
 
-    segmenters().get(method)
+    pipeline().deferred.segmenters().get(method)
     params = parse_params(param) | ({} if n_segments is None else {"n_segments": n_segments})
     working = working_pixels or None
     if ignore_orientation:
-        source = read_unoriented(image, max_pixels, downscale)
+        source = pipeline().imagesize.read_unoriented(image, max_pixels, downscale)
     else:
         source = image
-    seg, labels, img, original = segment_image(source, method, rng=seed, max_pixels=max_pixels,
+    seg, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
                                                downscale=downscale, working_pixels=working, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
-    write_labels(output, labels)
+    io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
 
-        write_overlay(overlay, source, labels)
+        batch().photos.write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

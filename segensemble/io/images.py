@@ -15,17 +15,13 @@ import numpy as np
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image
+from segensemble.validation import MAX_PIXELS  # the one limit, re-exported here
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "image_orientation",
            "apply_orientation", "decode_image", "read_image", "write_image"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
-#: Largest image, label map or ground truth (pixels) read: a guard against decompression bombs that real
-#: photos never reach (a 24-megapixel phone photo, a 100-megapixel panorama). Recipes process large images
-#: at their working scale (:mod:`segensemble.pipeline.workscale`), so memory does not grow with the pixel count
-#: beyond a few bytes a pixel. Every reader checks the size a file *declares* before decoding it.
-MAX_PIXELS = 100_000_000
 #: HEIF brands (the ``ftyp`` box of HEIC/HEIF files): decoded through pillow-heif.
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
