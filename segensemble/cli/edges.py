@@ -72,7 +72,7 @@ def edges(
 def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     """Refuse bad outputs, a missing model and (from its header) an image above the pixel limit, before any work."""
     check_output(output, (".png", ".npy"))
-    pipeline().imagesize.check_image_file(image, max_pixels, downscale=downscale)
+    io().check_image_file(image, max_pixels, downscale=downscale)
     if ucm2 is not None:
         check_output(ucm2, (".mat",), "--ucm2")
     check_distinct_paths({"--output": output, "--ucm2": ucm2}, {"IMAGE": image, "--model": model})

@@ -165,7 +165,7 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
         raise InputError(f"PATHS: expected one image with -o (or --out-dir for many, --inputs to fuse "
                          f"segmentations), got {len(paths)} paths")
     else:
-        pipeline().imagesize.check_image_file(paths[0], max_pixels, downscale=downscale)
+        io().check_image_file(paths[0], max_pixels, downscale=downscale)
     boundary_file = None if boundary in (None, "learned", "gradient") else boundary
     recipe_file = recipe if recipe and Path(recipe).is_file() else None
     check_distinct_paths({"--output": output, "--confidence": confidence, "--overlay": overlay},

@@ -61,7 +61,7 @@ def segment(
     """
     check_output(output)
     # a bomb is refused before the numeric layers are imported
-    pipeline().imagesize.check_image_file(image, max_pixels, downscale=downscale)
+    io().check_image_file(image, max_pixels, downscale=downscale)
     if overlay is not None:
         check_output(overlay, IMAGE_OUTPUTS, "--overlay")
     check_distinct_paths({"--output": output, "--overlay": overlay}, {"IMAGE": image})

@@ -25,7 +25,8 @@ from segensemble.errors import InputError
 from segensemble.validation import check_label_map, check_soft_map
 from segensemble.graph.hierarchy import Hierarchy, merge_hierarchy, ultrametric_distances
 
-__all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy", "UCM_MIN_SIZE"]
+__all__ = ["watershed_regions", "boundary_hierarchy", "ultrametric_distances", "ucm2_map", "UCMHierarchy",
+           "UCM_MIN_SIZE"]
 
 #: Regions under this many pixels are merged first (their borders carry little evidence); the ``ucm`` segmenter's
 #: and ``segensemble edges --ucm``'s default.

@@ -18,10 +18,14 @@ from segensemble.validation import check_image
 from segensemble.validation import MAX_PIXELS  # the one limit, re-exported here
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
-__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "check_pixel_limit", "image_shape", "image_orientation",
+__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit",
+           "image_shape", "image_orientation",
            "apply_orientation", "decode_image", "read_image", "write_image"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
+#: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
+#: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
+DECODE_LIMIT = 64_000_000
 #: HEIF brands (the ``ftyp`` box of HEIC/HEIF files): decoded through pillow-heif.
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif")
 
@@ -257,3 +261,44 @@ def write_image(path, image) -> Path:
     if not ok:
         raise InputError(f"path: cannot encode an image as {path.suffix!r} ({path})")
     return atomic_write_bytes(path, buf.tobytes())
+
+
+def check_image_file(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
+    """The shape an image file declares and the decoder reduction a reader will use (JPEG); refusals first.
+
+    Reads the header only, so a command can refuse a file before it imports
+    or computes anything else.
+
+    Returns
+    -------
+    shape : (H, W)
+    reduce : int
+        1, or 2 / 4 / 8 for a JPEG decoded at reduced size with ``downscale``.
+
+    Raises
+    ------
+    InputError
+        Above ``max_pixels`` without ``downscale``; too large to decode even with it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from segensemble.io import write_image
+    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
+    >>> check_image_file(p, 5000, downscale=True)
+    ((100, 200), 1)
+    """
+    h, w = image_shape(path)
+    if max_pixels is None or h * w <= max_pixels:
+        return (h, w), 1
+    if not downscale:
+        check_pixel_limit((h, w), max_pixels, str(path))
+    with open(path, "rb") as fh:
+        jpeg = fh.read(2) == b"\xff\xd8"
+    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
+    if h * w > DECODE_LIMIT * reduce * reduce:
+        raise InputError(
+            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
+            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
+        )
+    return (h, w), reduce

@@ -12,16 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.validation import check_image
-from segensemble.errors import InputError
-from segensemble.io import MAX_PIXELS, check_pixel_limit, decode_image, image_shape, read_image
+from segensemble.io import DECODE_LIMIT, MAX_PIXELS, check_image_file, check_pixel_limit, decode_image, read_image
 from segensemble.pipeline.workscale import upsample_labels, upsample_map, working_image, working_shape
 
 __all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file", "load_image", "upscale_labels",
            "target_shape", "prepare_image", "to_input_size", "results_to_input_size", "read_unoriented"]
 
-#: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
-#: directly at 1/2, 1/4 or 1/8 of their size, so they may declare up to 64 times this.
-DECODE_LIMIT = 64_000_000
 
 
 def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = False, name: str = "image"):
@@ -70,47 +66,6 @@ def _target_size(h: int, w: int, max_pixels: int) -> tuple[int, int]:
     """(width, height) of the downscaled copy: the aspect ratio kept, at most ``max_pixels``."""
     f = (max_pixels / (h * w)) ** 0.5
     return max(1, int(w * f)), max(1, int(h * f))
-
-
-def check_image_file(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
-    """The shape an image file declares and the decoder reduction :func:`load_image` will use; refusals first.
-
-    Reads the header only, so a command can refuse a file before it imports
-    or computes anything else.
-
-    Returns
-    -------
-    shape : (H, W)
-    reduce : int
-        1, or 2 / 4 / 8 for a JPEG decoded at reduced size with ``downscale``.
-
-    Raises
-    ------
-    InputError
-        Above ``max_pixels`` without ``downscale``; too large to decode even with it.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from segensemble.io import write_image
-    >>> p = write_image(os.path.join(tempfile.mkdtemp(), "a.png"), np.zeros((100, 200, 3)))
-    >>> check_image_file(p, 5000, downscale=True)
-    ((100, 200), 1)
-    """
-    h, w = image_shape(path)
-    if max_pixels is None or h * w <= max_pixels:
-        return (h, w), 1
-    if not downscale:
-        check_pixel_limit((h, w), max_pixels, str(path))
-    with open(path, "rb") as fh:
-        jpeg = fh.read(2) == b"\xff\xd8"
-    reduce = max([r for r in (1, 2, 4, 8) if jpeg and h * w >= max_pixels * r * r] or [1])
-    if h * w > DECODE_LIMIT * reduce * reduce:
-        raise InputError(
-            f"{path}: {w}x{h} = {h * w:,} pixels is too large to decode even with --downscale (at most "
-            f"{DECODE_LIMIT:,} pixels, JPEG {64 * DECODE_LIMIT:,}); downscale it with an image tool first"
-        )
-    return (h, w), reduce
 
 
 def load_image(path, max_pixels: int = MAX_PIXELS, *, downscale: bool = False):
