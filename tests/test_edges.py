@@ -323,7 +323,7 @@ def test_learned_boundary_is_the_detectors_probability():
 @pytest.mark.parametrize("bad, match", [
     (np.zeros((10, 10)), r"boundary: expected shape \(40, 60\)"),
     (np.full((40, 60), 2.0), r"boundary: expected values in \[0, 1\]"),
-    ("sobel", "boundary: expected a soft boundary map, 'learned', 'recipe' or None"),
+    ("sobel", "boundary: expected a soft boundary map, 'learned', 'learned:NAME'"),
     (np.zeros((40, 60, 3)), r"boundary: expected a 2-D numeric array \(an \(H, W\) soft boundary map\)"),
 ])
 def test_bad_boundary_maps_are_refused_naming_the_parameter(bad, match):
@@ -390,3 +390,60 @@ def test_features_do_not_depend_on_where_arrays_are_allocated():
         held.append(np.empty(int(rng.integers(1, 100_000)), np.uint8))  # move the allocator's next addresses
         runs.append(boundary_features(img))
     assert all(np.array_equal(runs[0], r) for r in runs[1:])
+
+
+def test_the_half_size_feature_set_gives_the_same_columns_and_peaks_at_a_step():
+    img = np.zeros((40, 60, 3)); img[:, 30:] = 1
+    v1 = boundary_features(img)
+    v2 = boundary_features(img, feature_set="oriented-gradients-v2")
+    names = boundary_feature_names()
+    assert v2.shape == v1.shape and v2.dtype == np.float32 and np.isfinite(v2).all()
+    np.testing.assert_array_equal(v2[..., names.index("L r3 max")], v1[..., names.index("L r3 max")])  # fine: same
+    coarse = v2[20, :, names.index("L r12 max")]
+    assert abs(int(np.argmax(coarse)) - 29.5) <= 2 and not np.array_equal(coarse, v1[20, :, names.index("L r12 max")])
+    with pytest.raises(InputError, match="feature_set: expected one of"):
+        boundary_features(img, feature_set="v3")
+
+
+def test_a_later_stage_predicts_only_the_candidates():
+    h, w = 12, 16
+    x = np.broadcast_to(np.arange(w, dtype=np.float32), (h, w))[..., None] + 100
+    previous = np.zeros((h, w), np.float32)
+    previous[:, 8:] = 0.5
+    p = predict_probability(_ColumnBooster(), x, 1, previous=previous, candidates=0.2)
+    np.testing.assert_array_equal(p[:, :8], 0.0)  # below the threshold: the previous stage's probability
+    np.testing.assert_array_equal(p[:, 8:], x[:, 8:, 0])  # candidates: predicted
+    everywhere = predict_probability(_ColumnBooster(), x, 2, previous=previous, candidates=0.0)
+    np.testing.assert_array_equal(everywhere, predict_probability(_ColumnBooster(), x, 2))
+
+
+def test_model_files_keep_their_feature_set_and_candidates(tmp_path):
+    model = load_boundary_model()
+    assert model.features == "oriented-gradients-v1" and model.candidates is None
+    fast = BoundaryModel(model.stages, model.strides, {}, "oriented-gradients-v2", 0.05)
+    again = load_boundary_model(fast.to_file(tmp_path / "fast.json.gz"))
+    assert (again.features, again.candidates, again.strides) == ("oriented-gradients-v2", 0.05, model.strides)
+    img = np.random.default_rng(1).random((24, 32, 3))
+    assert not np.array_equal(detect_boundaries(img, model=again), detect_boundaries(img))
+    doc = json.loads(gzip.decompress((tmp_path / "fast.json.gz").read_bytes()))
+    doc["candidates"] = 1.5
+    (tmp_path / "bad.json.gz").write_bytes(gzip.compress(json.dumps(doc).encode()))
+    with pytest.raises(FileFormatError, match="candidates: expected a probability"):
+        load_boundary_model(tmp_path / "bad.json.gz")
+
+
+def test_shipped_models_load_by_name_and_recipes_may_name_one():
+    from dataclasses import replace
+
+    from segensemble.edges import boundary_models
+    from segensemble.pipeline.recipes import load_recipe
+    from segensemble.pipeline.runner import run_recipe
+
+    assert "boundary-v1" in boundary_models() and load_boundary_model("boundary-v1") is load_boundary_model()
+    img = np.zeros((40, 60, 3)); img[:, 30:] = [0.9, 0.2, 0.1]
+    named = replace(load_recipe("default@6"), boundary="learned:boundary-v1").validate()
+    np.testing.assert_array_equal(run_recipe(img, named).labels, run_recipe(img, "default@6").labels)
+    with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1"):
+        replace(named, boundary="learned:nope").validate()
+    with pytest.raises(InputError, match="'learned:NAME'"):
+        run_recipe(img, "default@6", boundary="learned:nope")

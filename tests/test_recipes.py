@@ -113,7 +113,7 @@ def test_a_recipe_file_names_its_boundary_evidence():
     base = {"name": "x", "segmenters": ["slic"], "method": "merge"}
     assert recipe_from_mapping(base).boundary is None
     assert recipe_from_mapping({**base, "boundary": "learned"}).boundary == "learned"
-    with pytest.raises(InputError, match="boundary: expected 'learned' or none, got 'sobel'"):
+    with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
     assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
 

@@ -25,8 +25,9 @@ def edges(
                                                     "(thick ridges).")] = False,
     ucm2: Annotated[Optional[Path], typer.Option("--ucm2", help="Also write the map's hierarchy of regions "
                                                  "(watershed + ultrametric contour map) as a BSDS ucm2 .mat.")] = None,
-    model: Annotated[Optional[Path], typer.Option("--model", help="A boundary model file (default: the one "
-                                                                  "that ships, trained on BSDS500 train).")] = None,
+    model: Annotated[Optional[Path], typer.Option("--model", help="A boundary model file or the name of a shipped "
+                                                                  "one (default: boundary-v1, trained on BSDS500 "
+                                                                  "train).")] = None,
     max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
     working_pixels: Annotated[Optional[int], typer.Option(
@@ -76,8 +77,9 @@ def _check_paths(image, output, ucm2, model, max_pixels, downscale) -> None:
     if ucm2 is not None:
         check_output(ucm2, (".mat",), "--ucm2")
     check_distinct_paths({"--output": output, "--ucm2": ucm2}, {"IMAGE": image, "--model": model})
-    if model is not None and not model.is_file():
-        raise InputError(f"--model: no such file: {model}")
+    if model is not None and not model.is_file() and str(model) not in edge_layer().boundary_models():
+        raise InputError(f"--model: no such file or shipped model ({', '.join(edge_layer().boundary_models())}): "
+                         f"{model}")
 
 
 def _write_map(path: Path, edges_map) -> None:

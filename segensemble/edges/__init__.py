@@ -7,7 +7,8 @@
   detector's, or HED/RCF/SE output) before the Berkeley boundary benchmark.
 """
 
-from segensemble.edges.detector import BoundaryModel, detect_boundaries, load_boundary_model
+from segensemble.edges.detector import BoundaryModel, boundary_models, detect_boundaries, load_boundary_model
 from segensemble.evaluation.nms import boundary_normal, non_maximum_suppression
 
-__all__ = ["BoundaryModel", "detect_boundaries", "load_boundary_model", "boundary_normal", "non_maximum_suppression"]
+__all__ = ["BoundaryModel", "boundary_models", "detect_boundaries",
+           "load_boundary_model", "boundary_normal", "non_maximum_suppression"]

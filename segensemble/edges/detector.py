@@ -22,15 +22,16 @@ import numpy as np
 from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image, check_int
 from segensemble.atomic import atomic_write_bytes
-from segensemble.edges.features import boundary_features, context_features
+from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
 from segensemble.evaluation.nms import non_maximum_suppression
 
 __all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
-           "predict_probability"]
+           "predict_probability", "boundary_models"]
 
 MODEL_FORMAT = "segensemble-boundary-model"
-#: The feature set of :func:`segensemble.edges.features.boundary_features` (a model names the one it needs).
-FEATURE_SET = "oriented-gradients-v1"
+#: The feature set of :func:`segensemble.edges.features.boundary_features` the shipped model reads (a model
+#: names the one it needs; every set in ``FEATURE_SETS`` is computed).
+FEATURE_SET = FEATURE_SETS[0]
 #: The model that ships in the package.
 DEFAULT_MODEL = Path(__file__).parent / "models" / "boundary-v1.json.gz"
 #: The last image's raw probability, by content, model and strides (the detector is deterministic).
@@ -52,21 +53,41 @@ class BoundaryModel:
         feeds the context of the next can be sparser.
     info : dict
         What the training script recorded (data, settings, validation scores).
+    features : str
+        The feature set of :func:`~segensemble.edges.features.boundary_features` it reads.
+    candidates : float or None
+        A later stage predicts only where the previous stage's probability
+        reaches this (elsewhere it keeps that probability); None: everywhere.
     """
 
     stages: tuple
     strides: tuple
     info: dict
+    features: str = FEATURE_SET
+    candidates: float | None = None
 
     def to_file(self, path) -> Path:
         """Write the model as gzip-compressed JSON (atomically)."""
-        doc = {"format": MODEL_FORMAT, "features": FEATURE_SET, "strides": list(self.strides), "info": self.info,
+        doc = {"format": MODEL_FORMAT, "features": self.features, "strides": list(self.strides), "info": self.info,
                "stages": [b.model_to_string() for b in self.stages]}
+        if self.candidates is not None:
+            doc["candidates"] = self.candidates
         return atomic_write_bytes(path, gzip.compress(json.dumps(doc).encode(), mtime=0))
 
 
+def boundary_models() -> list:
+    """Names of the detector models that ship in the package (``load_boundary_model(name)`` reads one).
+
+    Examples
+    --------
+    >>> "boundary-v1" in boundary_models()
+    True
+    """
+    return sorted(p.name[: -len(".json.gz")] for p in DEFAULT_MODEL.parent.glob("*.json.gz"))
+
+
 def load_boundary_model(path=None) -> BoundaryModel:
-    """Read a boundary model file (default: the one that ships in the package).
+    """Read a boundary model file, or a shipped model by name (default: ``boundary-v1``, the one recipes use).
 
     Raises
     ------
@@ -78,7 +99,11 @@ def load_boundary_model(path=None) -> BoundaryModel:
     >>> load_boundary_model().strides
     (3, 2)
     """
-    return _load(str(DEFAULT_MODEL if path is None else path))
+    if path is None:
+        path = DEFAULT_MODEL
+    elif isinstance(path, (str, Path)) and str(path) in boundary_models():
+        path = DEFAULT_MODEL.parent / f"{path}.json.gz"
+    return _load(str(path))
 
 
 #: Largest decompressed model read (bytes): the shipped model is 4.3 MB of JSON; a gzip bomb stops here.
@@ -129,9 +154,13 @@ def _load(path: str) -> BoundaryModel:
         raise FileFormatError(f"{path}: not a boundary model file ({type(exc).__name__})") from exc
     if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
         raise FileFormatError(f"{path}: not a boundary model file (format {MODEL_FORMAT!r} expected)")
-    if doc.get("features") != FEATURE_SET:
+    if doc.get("features") not in FEATURE_SETS:
         raise FileFormatError(f"{path}: a model for features {doc.get('features')!r}; this version computes "
-                              f"{FEATURE_SET!r}")
+                              f"{' and '.join(repr(f) for f in FEATURE_SETS)}")
+    candidates = doc.get("candidates")
+    if candidates is not None and not (isinstance(candidates, (int, float)) and not isinstance(candidates, bool)
+                                       and 0.0 <= candidates < 1.0):
+        raise FileFormatError(f"{path}: candidates: expected a probability in [0, 1), got {candidates!r}")
     stages, strides = doc.get("stages"), doc.get("strides")
     if not (isinstance(stages, list) and 1 <= len(stages) <= 4 and all(isinstance(t, str) for t in stages)):
         raise FileFormatError(f"{path}: stages: expected a list of 1 to 4 LightGBM model texts")
@@ -143,15 +172,18 @@ def _load(path: str) -> BoundaryModel:
             boosters = tuple(lightgbm.Booster(model_str=t) for t in stages)
     except (lightgbm.basic.LightGBMError, ValueError, TypeError) as exc:
         raise FileFormatError(f"{path}: stages: not a readable LightGBM model ({first_line(exc)})") from exc
-    return BoundaryModel(boosters, tuple(strides), doc.get("info", {}))
+    return BoundaryModel(boosters, tuple(strides), doc.get("info", {}), doc["features"],
+                         None if candidates is None else float(candidates))
 
 
-def predict_probability(booster, features, stride: int) -> np.ndarray:
+def predict_probability(booster, features, stride: int, *, previous=None, candidates=None) -> np.ndarray:
     """One stage's probability: ``booster`` on every ``stride``-th pixel of ``features``, interpolated bilinearly.
 
     ``features`` is (H, W, F), or a sequence of (H, W, F_i) and (H, W) arrays
     read as their concatenation along the last axis (only the predicted
-    pixels are copied); pixel (y, x) of the result reads the subgrid at (y, x) / stride.
+    pixels are copied); pixel (y, x) of the result reads the subgrid at (y, x) / stride. With ``previous``
+    (the last stage's (H, W) probability) and ``candidates``, only the subgrid points where ``previous``
+    reaches ``candidates`` are predicted; the others keep ``previous``.
 
     Examples
     --------
@@ -167,7 +199,14 @@ def predict_probability(booster, features, stride: int) -> np.ndarray:
     parts = list(features) if isinstance(features, (list, tuple)) else [features]
     h, w = parts[0].shape[:2]
     sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
-    p = booster.predict(sub.reshape(-1, sub.shape[-1]), num_threads=1).reshape(sub.shape[:2]).astype(np.float32)
+    rows = sub.reshape(-1, sub.shape[-1])
+    if previous is None or candidates is None:
+        p = booster.predict(rows, num_threads=1).reshape(sub.shape[:2]).astype(np.float32)
+    else:
+        p = np.asarray(previous, dtype=np.float32)[::stride, ::stride].copy()
+        where = np.flatnonzero(p.ravel() >= candidates)
+        if len(where):
+            p.ravel()[where] = booster.predict(rows[where], num_threads=1)
     if stride == 1:
         return p
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / stride  # pixel (y, x) is subgrid point (y, x) / stride
@@ -218,10 +257,11 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), steps)
     model_seen, p = _RECENT.get(key, (None, None))
     if model_seen is not model:
-        features = boundary_features(img, stack=False)
+        features = boundary_features(img, stack=False, feature_set=model.features)
         p = predict_probability(model.stages[0], features, steps[0])
         for booster, step in zip(model.stages[1:], steps[1:]):
-            p = predict_probability(booster, features + context_features(p, stack=False), step)
+            p = predict_probability(booster, features + context_features(p, stack=False), step, previous=p,
+                                    candidates=model.candidates)
         p = np.clip(p, 0.0, 1.0).astype(np.float32)
         _RECENT.clear()  # one image at a time: a recipe's ucm member and its boundary evidence share the run
         _RECENT[key] = (model, p)

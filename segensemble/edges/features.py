@@ -23,11 +23,12 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.features import lab_colour, texture_features
+from segensemble.errors import InputError
 from segensemble.validation import check_image
 from segensemble.evaluation.nms import non_maximum_suppression
 
-__all__ = ["RADII", "N_ORIENTATIONS", "half_disc_kernels", "boundary_features", "boundary_feature_names",
-           "context_features", "shifted"]
+__all__ = ["RADII", "N_ORIENTATIONS", "FEATURE_SETS", "half_disc_kernels", "boundary_features",
+           "boundary_feature_names", "context_features", "shifted"]
 
 #: Disc radii (pixels, at BSDS500's 481 x 321) of the oriented gradients.
 RADII = (3, 6, 12, 20)
@@ -37,6 +38,10 @@ _TEXTURE_SCALES = (1.0, 2.0)
 _N_CHANNELS = 3 + 2 * len(_TEXTURE_SCALES)
 #: Offsets of the neighbourhood grid (pixels along y and x).
 _GRID = tuple(range(-6, 7, 3))
+#: The feature sets :func:`boundary_features` computes (a model file names the one it was trained on). Both give
+#: the same 146 columns; ``v2`` computes the oriented gradients of radius 6, 12 and 20 on the image at half size
+#: (radius 3, 6 and 10 there), a sixth of v1's cost, and brings them back by bilinear interpolation.
+FEATURE_SETS = ("oriented-gradients-v1", "oriented-gradients-v2")
 
 
 def half_disc_kernels(radius: int, n_orientations: int = N_ORIENTATIONS) -> list:
@@ -64,6 +69,7 @@ def half_disc_kernels(radius: int, n_orientations: int = N_ORIENTATIONS) -> list
 
 
 _KERNELS = {r: half_disc_kernels(r) for r in RADII}
+_HALF_KERNELS = {r: half_disc_kernels(max(1, round(r / 2))) for r in RADII}
 
 
 def _channels(image) -> list:
@@ -120,7 +126,7 @@ def boundary_feature_names() -> list:
     return names
 
 
-def boundary_features(image, *, stack: bool = True):
+def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_SETS[0]):
     """The detector's features of every pixel, (H, W, 146) float32 (see the module docstring).
 
     Parameters
@@ -130,6 +136,8 @@ def boundary_features(image, *, stack: bool = True):
     stack : bool, default True
         False: the list of the 146 (H, W) planes instead (the detector reads
         them at its prediction stride without copying the whole stack).
+    feature_set : str, default 'oriented-gradients-v1'
+        One of :data:`FEATURE_SETS` (a model's ``features``).
 
     Returns
     -------
@@ -149,17 +157,30 @@ def boundary_features(image, *, stack: bool = True):
     """
     import cv2
 
+    if feature_set not in FEATURE_SETS:
+        raise InputError(f"feature_set: expected one of {', '.join(FEATURE_SETS)}, got {feature_set!r}")
     channels = _channels(check_image(image))
+    h, w = channels[0].shape
+    half = feature_set == FEATURE_SETS[1] and min(h, w) >= 8
+    small = [cv2.resize(c, ((w + 1) // 2, (h + 1) // 2), interpolation=cv2.INTER_AREA) for c in channels] if half \
+        else None
     feats, energy = [], {}
     for r in RADII:
-        per_orientation = np.zeros((N_ORIENTATIONS,) + channels[0].shape, np.float32)
-        for c in channels:
-            resp = np.abs(np.stack([cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT) for k in _KERNELS[r]]))
+        coarse = half and r > RADII[0]
+        source, kernels = (small, _HALF_KERNELS[r]) if coarse else (channels, _KERNELS[r])
+        back = (lambda a: cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)) if coarse else (lambda a: a)
+        per_orientation = np.zeros((N_ORIENTATIONS,) + source[0].shape, np.float32)
+        for c in source:
+            resp = np.abs(np.stack([cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT) for k in kernels]))
             strongest = resp.max(axis=0)
-            feats += [strongest, resp.mean(axis=0)]
+            feats += [back(strongest), back(resp.mean(axis=0))]
             per_orientation += resp / (np.percentile(strongest, 99) + 1e-6)
-        e = energy[r] = per_orientation.max(axis=0)
-        feats += [e, e / (ndimage.maximum_filter(e, size=5) + 1e-6), cv2.GaussianBlur(e, (0, 0), 4)]
+        e = per_orientation.max(axis=0)
+        sigma = 2 if coarse else 4
+        local = e / (ndimage.maximum_filter(e, size=3 if coarse else 5) + 1e-6)
+        e, local, smoothed = back(e), back(local), back(cv2.GaussianBlur(e, (0, 0), sigma))
+        energy[r] = e
+        feats += [e, local, smoothed]
     feats += channels[:3]
     smooth_l = cv2.GaussianBlur(channels[0], (0, 0), 1)
     gx, gy = _aligned(cv2.Sobel(smooth_l, cv2.CV_32F, 1, 0)), _aligned(cv2.Sobel(smooth_l, cv2.CV_32F, 0, 1))

@@ -29,6 +29,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as _toml
 
+from segensemble.edges import boundary_models
 from segensemble.errors import InputError
 from segensemble.pipeline import deferred
 from segensemble.pipeline.workscale import check_working_pixels
@@ -72,7 +73,8 @@ class Recipe:
     #: ``default@3``, keep the method on the raw atoms so that their results never change).
     image_aware: bool = True
     #: Boundary evidence of ``merge`` and of the image-aware frame when the caller gives none: None (the
-    #: colour gradient) or ``'learned'`` (the boundary detector's probability, :mod:`segensemble.edges`).
+    #: colour gradient), ``'learned'`` (the shipped boundary detector's probability, :mod:`segensemble.edges`) or
+    #: ``'learned:NAME'`` (the shipped detector model NAME, :func:`segensemble.edges.boundary_models`).
     boundary: str | None = None
     #: Working scale: an image of more pixels is processed area-averaged to this many and its results are
     #: brought back to full resolution (:mod:`segensemble.pipeline.workscale`); None processes every image at its size.
@@ -171,8 +173,10 @@ class Recipe:
         k = check_n_segments(self.n_segments)
         if not isinstance(self.image_aware, bool):
             raise InputError(f"{where}: image_aware: expected true or false, got {self.image_aware!r}")
-        if self.boundary not in (None, "learned"):
-            raise InputError(f"{where}: boundary: expected 'learned' or none, got {self.boundary!r}")
+        learned = [None, "learned"] + [f"learned:{name}" for name in boundary_models()]
+        if self.boundary not in learned:
+            raise InputError(f"{where}: boundary: expected none or one of {', '.join(learned[1:])}, "
+                             f"got {self.boundary!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from segensemble.edges import detect_boundaries
+from segensemble.edges import boundary_models, detect_boundaries
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError, renamed_keywords
 from segensemble.graph.hierarchy import cut_hierarchy
@@ -191,11 +191,13 @@ def _boundary_map(boundary, img, segs, original):
     if boundary is None:
         return None
     if isinstance(boundary, str):
-        if boundary != "learned":
-            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'recipe' or None, got {boundary!r}")
+        kind, _, name = boundary.partition(":")
+        if kind != "learned" or (name and name not in boundary_models()):
+            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'learned:NAME' (NAME one of "
+                             f"{', '.join(boundary_models())}), 'recipe' or None, got {boundary!r}")
         if img is None:
             raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
-        return detect_boundaries(img, nms=False).astype(np.float64)
+        return detect_boundaries(img, model=name or None, nms=False).astype(np.float64)
     b = check_soft_map(boundary, "boundary", unit_range=True)
     shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
     expected = original if original is not None else shape
@@ -273,7 +275,7 @@ def run_recipe(
         in [0, 1] of the image's size — from any detector (HED, RCF,
         Structured Edges …; see :func:`segensemble.io.read_boundary_map`) —
         or ``'learned'`` for :func:`segensemble.edges.detect_boundaries`
-        (not thinned). None: the image's colour gradient
+        (not thinned; ``'learned:NAME'``: with the shipped model NAME). None: the image's colour gradient
         (:func:`segensemble.features.boundary_strength`). 'recipe' (default):
         the recipe's ``boundary`` (``default`` from version 5: 'learned'),
         the colour gradient when there is no image.
