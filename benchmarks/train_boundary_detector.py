@@ -45,8 +45,8 @@ POSITIVES, NEGATIVES = 2500, 3500
 _SPAWN = multiprocessing.get_context("spawn")
 
 
-def _params(threads: int) -> dict:
-    return dict(objective="cross_entropy", learning_rate=0.1, num_leaves=63, min_data_in_leaf=200,
+def _params(threads: int, learning_rate: float = 0.1, leaves: int = 63) -> dict:
+    return dict(objective="cross_entropy", learning_rate=learning_rate, num_leaves=leaves, min_data_in_leaf=200,
                 feature_fraction=0.8, bagging_fraction=0.5, bagging_freq=1, seed=0, num_threads=threads, verbose=-1)
 
 
@@ -117,6 +117,8 @@ def main() -> None:
     ap.add_argument("--val", type=int, default=0, help="score the model on the first N val images")
     ap.add_argument("--stages", type=int, default=2, choices=(1, 2))
     ap.add_argument("--rounds", type=int, default=300)
+    ap.add_argument("--learning-rate", type=float, default=0.1)
+    ap.add_argument("--leaves", type=int, default=63, help="leaves per tree")
     ap.add_argument("--stride", type=int, default=2, help="prediction stride of the last stage")
     ap.add_argument("--context-stride", type=int, default=3,
                     help="prediction stride of stage 1 when it feeds stage 2 (training uses --stride)")
@@ -138,11 +140,12 @@ def main() -> None:
 
     def fit(parts):
         xs, ys = [X[k] for k in parts], [Y[k] for k in parts]
-        return lightgbm.train(_params(args.jobs), lightgbm.Dataset(np.concatenate(xs), np.concatenate(ys)),
-                              args.rounds)
+        data = lightgbm.Dataset(np.concatenate(xs), np.concatenate(ys))
+        return lightgbm.train(_params(args.jobs, args.learning_rate, args.leaves), data, args.rounds)
 
     stages = [fit(range(len(ids)))]
     info = {"train_images": len(ids), "rounds": args.rounds, "stages": args.stages,
+            "learning_rate": args.learning_rate, "leaves": args.leaves,
             "rows_per_image": [POSITIVES, NEGATIVES]}
     if args.stages == 2:  # out-of-fold stage-1 maps for the context of stage 2
         folds = [range(0, len(ids), 2), range(1, len(ids), 2)]
