@@ -68,10 +68,11 @@ def _ensemble(ds, split, image_id, segmenters, boundary):
     """The members' ensemble, the image and the boundary evidence (colour gradient or the learned detector)."""
     image = ds.image(split, image_id)
     ens = Ensemble.from_segmentations(run_segmenters(image, segmenters, rng=0), image)
-    if boundary == "learned":
+    kind, _, model = boundary.partition(":")  # 'learned' or 'learned:NAME' (a shipped detector model)
+    if kind == "learned":
         from segensemble.edges import detect_boundaries
 
-        return ens, image, detect_boundaries(image, nms=False).astype(np.float64)
+        return ens, image, detect_boundaries(image, model=model or None, nms=False).astype(np.float64)
     return ens, image, boundary_strength(image)
 
 
@@ -176,8 +177,9 @@ def main(argv=None):
     ap.add_argument("--recipe", default="default", help="recipe whose members (and, with --train 0, fitted "
                                                        "coefficients) are used (name or name@version)")
     ap.add_argument("--segmenters", help="comma-separated members instead of the recipe's")
-    ap.add_argument("--boundary", choices=("gradient", "learned"), default=None,
-                    help="boundary evidence: the colour gradient or the learned detector (default: the recipe's)")
+    ap.add_argument("--boundary", default=None,
+                    help="boundary evidence: 'gradient', 'learned' or 'learned:NAME' (a shipped detector model; "
+                         "default: the recipe's)")
     a = ap.parse_args(argv)
     base = load_recipe(a.recipe)
     a.segmenters = a.segmenters.split(",") if a.segmenters else list(base.segmenters)
