@@ -210,6 +210,8 @@ def fuse_files(paths, out_dir, *, recipe="default", rng: int = 0, max_pixels: in
     out_dir : path
         Written: ``<stem>.png`` per image, ``per_image/<stem>.json``, ``summary.json``.
     recipe : str or Recipe
+    rng : int, default 0
+        Seed of every image's recipe run (``random_state``: its deprecated name).
     overlay_dir, confidence_dir : path, optional
         Also write ``<stem>.jpg`` (the boundaries drawn on the photo) / ``<stem>.png`` (the confidence) there.
     orient : bool, default True

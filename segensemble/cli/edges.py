@@ -7,12 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, handle_errors
 from segensemble.cli._deferred import edges as edge_layer, io, pipeline
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
-from segensemble.validation import check_distinct_paths
+from segensemble.validation import MAX_PIXELS, check_distinct_paths
 
 
 @app.command()
@@ -57,7 +56,6 @@ def edges(
                          f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
     probability = edge_layer().detect_boundaries(img, model=detector, nms=False)
     if ucm2 is not None:
-
         ucm = edge_layer().ucm
         io().write_ucm2(ucm2, ucm.boundary_hierarchy(probability, min_size=ucm.UCM_MIN_SIZE).ucm2())
     if original is not None:  # thinned at full resolution, as the benchmark expects

@@ -8,15 +8,13 @@ from typing import Annotated, Optional
 import typer
 
 import segensemble
-
-from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
                                   Seed, app, check_output, err, exit_on_failures, handle_errors, out, parse_params,
                                   with_progress)
 from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
-from segensemble.validation import check_distinct_paths, check_n_segments
+from segensemble.validation import MAX_PIXELS, check_distinct_paths, check_n_segments
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
 DEFAULT_RECIPE = "default"
@@ -217,7 +215,6 @@ class _Stages:
 
 def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence, confidence_kind,
                overlay, jobs, scheduler, quiet, orient):
-
     workers = pipeline().available_cores(jobs)
     kind = None if confidence is None else confidence_kind.value
     run = lambda cb: batch().photos.fuse_files(  # noqa: E731
@@ -239,11 +236,10 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
         img = pipeline().imagesize.read_unoriented(img, max_pixels, downscale)
     cap = _agreement(agree, img, words, seed)
     with _Stages(quiet, len(chosen.segmenters)) as stages:
-        result = pipeline().runner.run_recipe(img, chosen, members=members, rng=seed, agree=cap or False,
-                            max_pixels=max_pixels, downscale=downscale,
-                            confidence=None if confidence is None else confidence_kind.value,
-                            image_aware=not plain, boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs,
-                            working_pixels=working, progress=stages)
+        result = pipeline().runner.run_recipe(
+            img, chosen, members=members, rng=seed, agree=cap or False, max_pixels=max_pixels, downscale=downscale,
+            confidence=None if confidence is None else confidence_kind.value, image_aware=not plain,
+            boundary=_boundary(boundary, img, max_pixels), n_jobs=jobs, working_pixels=working, progress=stages)
         stages("writing")
         if result.image is not None and not inputs:
             announce_downscale(paths[0], result.downscaled_from, result.image.shape, max_pixels,

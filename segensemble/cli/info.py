@@ -87,5 +87,5 @@ def datasets_fetch(
         raise InputError(f"NAME: expected 'bsds500', got {name!r}")
     fetch = datasets().fetch
     root = with_progress("download", lambda cb: fetch.fetch_bsds500(dest, url=url or fetch.DEFAULT_URL, sha256=sha256,
-                                                               progress=cb, max_bytes=max_bytes))
+                                                                     progress=cb, max_bytes=max_bytes))
     err.print(f"BSDS500 verified (1000 files) -> {root}   use: --bsds {root}", markup=False)

@@ -7,11 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.validation import MAX_PIXELS
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
                                   handle_errors, parse_params)
 from segensemble.cli._deferred import batch, io, pipeline
-from segensemble.validation import check_distinct_paths
+from segensemble.validation import MAX_PIXELS, check_distinct_paths
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
@@ -74,10 +73,9 @@ def segment(
     else:
         source = image
     seg, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
-                                               downscale=downscale, working_pixels=working, **params)
+                                                                 downscale=downscale, working_pixels=working, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
-
         batch().photos.write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)

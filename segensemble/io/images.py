@@ -14,13 +14,11 @@ import numpy as np
 
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import check_image
-from segensemble.validation import MAX_PIXELS  # the one limit, re-exported here
+from segensemble.validation import MAX_PIXELS, check_image  # MAX_PIXELS: the one limit, re-exported here
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
-__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit",
-           "image_shape", "image_orientation",
-           "apply_orientation", "decode_image", "read_image", "write_image"]
+__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit", "image_shape",
+           "image_orientation", "apply_orientation", "decode_image", "read_image", "write_image"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode

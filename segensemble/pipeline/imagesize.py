@@ -19,7 +19,6 @@ __all__ = ["MAX_PIXELS", "DECODE_LIMIT", "limit_image_size", "check_image_file",
            "target_shape", "prepare_image", "to_input_size", "results_to_input_size", "read_unoriented"]
 
 
-
 def limit_image_size(image, max_pixels: int = MAX_PIXELS, *, downscale: bool = False, name: str = "image"):
     """Refuse an image above ``max_pixels``, or downscale it to fit.
 

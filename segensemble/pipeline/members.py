@@ -76,8 +76,6 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
     if isinstance(segmenters, str):  # one spec, or a comma-separated list, as on the command line
         segmenters = parse_segmenter_list(segmenters)
     specs = [parse_segmenter_spec(s) if isinstance(s, str) else (s[0], dict(s[1])) for s in segmenters]
-    if not specs:
-        raise InputError("segmenters: expected at least one segmenter, got none")
     for name, params in specs:  # refuse bad specs before running any
         check_segmenter_params(name, params)
     return run_checked_specs(img, specs, rng=rng, n_jobs=n_jobs, on_done=on_done)
@@ -92,10 +90,13 @@ def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list
     >>> [s.n_segments > 0 for s in run_checked_specs(img, [("slic", {"n_segments": 4})], rng=0)]
     [True]
     """
+    if not specs:
+        raise InputError("segmenters: expected at least one segmenter, got none")
     workers = min(available_cores(n_jobs), len(specs))
     gen = check_rng(rng)
     seeds = gen.integers(0, 2**31 - 1, size=len(specs))
     registry = deferred.segmenters()
+
     def run(name, params, seed):
         seg = registry.get(name)(img, rng=int(seed), **params)
         if on_done is not None:

@@ -36,7 +36,7 @@ from segensemble.pipeline.workscale import check_working_pixels
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
 from segensemble.validation import check_int, check_n_segments
 
-__all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping"]
+__all__ = ["Recipe", "BUILTIN", "VERSIONS", "MEMBER_PARAMS", "load_recipe", "recipe_from_mapping", "learned_boundaries"]
 
 #: Largest recipe file read (bytes): a recipe is a few hundred bytes; this bounds what a parser is given.
 MAX_RECIPE_BYTES = 1_000_000
@@ -45,6 +45,19 @@ MEMBER_PARAMS = ("member_weights", "coefficients")
 
 _FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial",
            "image_aware", "boundary", "working_pixels")
+
+
+
+def learned_boundaries() -> list:
+    """The names of the learned boundary evidence: ``'learned'`` (the shipped default detector) and
+    ``'learned:NAME'`` for every shipped detector model (:func:`segensemble.edges.boundary_models`).
+
+    Examples
+    --------
+    >>> learned_boundaries()[:2]
+    ['learned', 'learned:boundary-v1']
+    """
+    return ["learned"] + [f"learned:{name}" for name in boundary_models()]
 
 
 @dataclass(frozen=True)
@@ -173,9 +186,8 @@ class Recipe:
         k = check_n_segments(self.n_segments)
         if not isinstance(self.image_aware, bool):
             raise InputError(f"{where}: image_aware: expected true or false, got {self.image_aware!r}")
-        learned = [None, "learned"] + [f"learned:{name}" for name in boundary_models()]
-        if self.boundary not in learned:
-            raise InputError(f"{where}: boundary: expected none or one of {', '.join(learned[1:])}, "
+        if self.boundary is not None and self.boundary not in learned_boundaries():
+            raise InputError(f"{where}: boundary: expected none or one of {', '.join(learned_boundaries())}, "
                              f"got {self.boundary!r}")
         if not isinstance(self.spatial, dict):
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from segensemble.edges import boundary_models, detect_boundaries
+from segensemble.edges import detect_boundaries
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError, renamed_keywords
 from segensemble.graph.hierarchy import cut_hierarchy
@@ -24,7 +24,7 @@ from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_t
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
 from segensemble.pipeline.members import (available_cores, confidence_map, hierarchy_confidence, run_checked_specs,
                                           segment)
-from segensemble.pipeline.recipes import Recipe, load_recipe
+from segensemble.pipeline.recipes import Recipe, learned_boundaries, load_recipe
 from segensemble.validation import check_n_segments, check_soft_map
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
@@ -125,8 +125,6 @@ def _members(img, recipe, members, segmenter_rng, n_jobs, say=None):
     if members is None:
         if img is None:
             raise InputError("image: give an image to segment, or the members (segmentations) to fuse")
-        if not recipe.segmenters:
-            raise InputError("segmenters: expected at least one segmenter, got none")
         return run_checked_specs(img, recipe.members, rng=segmenter_rng, n_jobs=n_jobs,
                                  on_done=None if say is None else lambda name: say(f"member {name} done"))
     members = list(members)
@@ -164,7 +162,8 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
 
 def _merge_tree(est, ens, fusion, recipe, boundary=None):
     """(``cut(c)``, number of atoms, ``merge(labels, k)``) of the result's merge hierarchy, or None without one."""
-    check_spatial, merge_regions = deferred.frame().check_spatial, deferred.frame().merge_regions
+    frame = deferred.frame()
+    check_spatial, merge_regions = frame.check_spatial, frame.merge_regions
     if fusion is not None:
         s = check_spatial(recipe.spatial)
         cut, n, atoms = fusion.cut, fusion.ensemble.n_objects, fusion.atoms
@@ -191,13 +190,12 @@ def _boundary_map(boundary, img, segs, original):
     if boundary is None:
         return None
     if isinstance(boundary, str):
-        kind, _, name = boundary.partition(":")
-        if kind != "learned" or (name and name not in boundary_models()):
-            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'learned:NAME' (NAME one of "
-                             f"{', '.join(boundary_models())}), 'recipe' or None, got {boundary!r}")
+        if boundary not in learned_boundaries():
+            raise InputError(f"boundary: expected a soft boundary map, 'learned', 'learned:NAME' (one of "
+                             f"{', '.join(learned_boundaries())}), 'recipe' or None, got {boundary!r}")
         if img is None:
             raise InputError("boundary: 'learned' runs the boundary detector on the image; give the image")
-        return detect_boundaries(img, model=name or None, nms=False).astype(np.float64)
+        return detect_boundaries(img, model=boundary.partition(":")[2] or None, nms=False).astype(np.float64)
     b = check_soft_map(boundary, "boundary", unit_range=True)
     shape = img.shape[:2] if img is not None else np.shape(getattr(segs[0], "labels", segs[0]))
     expected = original if original is not None else shape
