@@ -5,14 +5,14 @@ Every configuration runs in a child process started on the chosen CPUs
 pool — BLAS, OpenMP, OpenCV — sees only them), on the same BSDS500 images,
 after one warm-up image (model loading is not counted). Rows:
 
-- ``ucm`` segmenter (detector + watershed + UCM), one core;
+- the recipe's ``ucm`` member (detector + watershed + UCM), one core;
 - the full recipe (members + fusion, ``run_recipe``), one core, members in turn
   (``n_jobs=1``, the baseline of the ratio column);
 - the full recipe on every core, members in threads (``n_jobs=-1``, what
   ``segensemble fuse`` does by default);
 - the same two rows for ``--baseline`` (default ``default@5``), in the same
   run, with the ratio of the recipe to it;
-- the detector alone (raw probability, one core, every image new to it);
+- the recipe's detector alone (raw probability, one core, every image new to it);
 - with ``--cli``: whole ``segensemble`` processes, wall seconds over
   ``--repeat`` runs (``--version``, ``fuse --help``, ``fuse`` on a 16 x 16
   image — the fixed cost of every call — and ``fuse`` on a BSDS image).
@@ -45,14 +45,18 @@ import numpy as np
 def _worker(args) -> None:
     from segensemble.datasets import BSDS500
     from segensemble.edges import detect_boundaries
-    from segensemble.pipeline import segment
+    from segensemble.pipeline import run_segmenters
+    from segensemble.pipeline.recipes import load_recipe
     from segensemble.pipeline.runner import run_recipe
 
     ds = BSDS500(args.bsds)
     ids = ds.ids(args.split)[: args.images]
     warm = np.random.default_rng(0).random((321, 481, 3))
-    run = {"ucm": lambda img: segment(img, "ucm").labels,
-           "detector": lambda img: detect_boundaries(img, nms=False),
+    recipe = load_recipe(args.recipe)  # its detector model and ucm member (the shipped default model without one)
+    model = (recipe.boundary or "").partition(":")[2] or None
+    ucm = next((m for m in recipe.segmenters if m.split(":")[0] == "ucm"), "ucm")
+    run = {"ucm": lambda img: run_segmenters(img, [ucm])[0].labels,
+           "detector": lambda img: detect_boundaries(img, model=model, nms=False),
            "recipe": lambda img: run_recipe(img, args.recipe, n_jobs=args.n_jobs).labels}[args.worker]
     run(warm)
     times, digest = [], hashlib.sha256()
@@ -91,8 +95,8 @@ def main() -> None:
     if args.worker:
         return _worker(args)
     cpus = sorted(os.sched_getaffinity(0))
-    rows = [("detector alone (raw probability)", "detector", args.recipe, {cpus[0]}, 1),
-            ("detector + UCM (`ucm` segmenter)", "ucm", args.recipe, {cpus[0]}, 1)]
+    rows = [(f"{args.recipe}'s detector alone (raw probability)", "detector", args.recipe, {cpus[0]}, 1),
+            (f"{args.recipe}'s detector + UCM (`ucm` member)", "ucm", args.recipe, {cpus[0]}, 1)]
     for recipe in (args.recipe, args.baseline):
         rows += [(f"recipe {recipe}, members in turn", "recipe", recipe, {cpus[0]}, 1),
                  (f"recipe {recipe}, members in threads", "recipe", recipe, set(cpus), -1)]

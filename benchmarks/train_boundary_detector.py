@@ -65,14 +65,14 @@ def _sample(k: int, target: np.ndarray) -> np.ndarray:
 
 def _rows(task):
     """Sampled feature rows and targets of one train image (with the context of ``stage1`` when given)."""
-    root, k, image_id, stage1, stride, feature_set = task
+    root, k, (split, image_id), stage1, stride, feature_set = task
     from segensemble.datasets import BSDS500
     from segensemble.edges.detector import load_boundary_model, predict_probability
     from segensemble.edges.features import boundary_features, context_features
 
     ds = BSDS500(root)
-    features = boundary_features(ds.image("train", image_id), feature_set=feature_set)
-    target = boundary_target(ds.ground_truth("train", image_id))
+    features = boundary_features(ds.image(split, image_id), feature_set=feature_set)
+    target = boundary_target(ds.ground_truth(split, image_id))
     if stage1 is not None:
         booster = load_boundary_model(stage1).stages[0]
         context = context_features(predict_probability(booster, features, stride))
@@ -114,6 +114,9 @@ def main() -> None:
     ap.add_argument("--bsds", default=os.environ.get("SEGENSEMBLE_BSDS_ROOT",
                                                      os.path.join("..", "shared", "bsds500", "BSDS500")))
     ap.add_argument("--train", type=int, default=None, help="only the first N train images")
+    ap.add_argument("--refit-on-val", action="store_true",
+                    help="train on train + val (the papers' convention for the shipped model, once the settings "
+                         "are chosen on val; --val is then refused: val is no longer held out)")
     ap.add_argument("--val", type=int, default=0, help="score the model on the first N val images")
     ap.add_argument("--stages", type=int, default=2, choices=(1, 2))
     ap.add_argument("--rounds", type=int, default=300)
@@ -129,11 +132,15 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", required=True, help="model file to write (.json.gz)")
     args = ap.parse_args()
+    if args.refit_on_val and args.val:
+        ap.error("--val: val is part of the training data with --refit-on-val; choose the settings first")
 
     start = time.perf_counter()
     ds = BSDS500(args.bsds)
     root = str(ds.data)
-    ids = ds.ids("train")[: args.train]
+    ids = [("train", i) for i in ds.ids("train")[: args.train]]
+    if args.refit_on_val:
+        ids += [("val", i) for i in ds.ids("val")]
     X, Y = _gather(root, ids, args.jobs, args.features)
     print(f"stage 1 rows: {sum(len(y) for y in Y)} from {len(ids)} images ({time.perf_counter() - start:.0f} s)",
           flush=True)
@@ -144,7 +151,8 @@ def main() -> None:
         return lightgbm.train(_params(args.jobs, args.learning_rate, args.leaves), data, args.rounds)
 
     stages = [fit(range(len(ids)))]
-    info = {"train_images": len(ids), "rounds": args.rounds, "stages": args.stages,
+    info = {"train_images": len(ids), "splits": sorted({split for split, _ in ids}), "rounds": args.rounds,
+            "stages": args.stages,
             "learning_rate": args.learning_rate, "leaves": args.leaves,
             "rows_per_image": [POSITIVES, NEGATIVES]}
     if args.stages == 2:  # out-of-fold stage-1 maps for the context of stage 2

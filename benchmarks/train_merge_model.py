@@ -180,6 +180,10 @@ def main(argv=None):
     ap.add_argument("--boundary", default=None,
                     help="boundary evidence: 'gradient', 'learned' or 'learned:NAME' (a shipped detector model; "
                          "default: the recipe's)")
+    ap.add_argument("--val-model", default=None,
+                    help="shipped detector model used instead of the recipe's in the val evaluation (ucm members "
+                         "and boundary evidence): boundary-v2-train, trained on train only, when the recipe's "
+                         "detector was refitted on train + val")
     a = ap.parse_args(argv)
     base = load_recipe(a.recipe)
     a.segmenters = a.segmenters.split(",") if a.segmenters else list(base.segmenters)
@@ -194,10 +198,15 @@ def main(argv=None):
         recipe, weights = fit_models(ds, a)
     if a.val:
         ths = [float(t) for t in a.thresholds.split(",")]
-        jobs = [(a.bsds, i, recipe, weights, ths, a.raw, a.segmenters, a.boundary) for i in ds.ids("val")[: a.val]]
+        segmenters, boundary = a.segmenters, a.boundary
+        if a.val_model:  # the same members and evidence from a detector that never saw val
+            fitted_model = boundary.partition(":")[2] or "boundary-v1"
+            segmenters = [s.replace(f"model={fitted_model}", f"model={a.val_model}") for s in segmenters]
+            boundary = f"learned:{a.val_model}"
+        jobs = [(a.bsds, i, recipe, weights, ths, a.raw, segmenters, boundary) for i in ds.ids("val")[: a.val]]
         with _SPAWN.Pool(a.jobs) as pool:
             res = pool.map(evaluate_val, jobs, chunksize=1)
-        names = a.segmenters + [n for t in ths for n in [f"merge learned t={t:g}"] + a.raw * ["  without post-processing"]]
+        names = segmenters + [n for t in ths for n in [f"merge learned t={t:g}"] + a.raw * ["  without post-processing"]]
         print(f"\nval, first {a.val} images (official aggregation)")
         print(f"{'':<32}{'covering':>9}{'PRI':>8}{'VOI':>8}{'F':>8}")
         for j, name in enumerate(names):
