@@ -27,23 +27,9 @@ from segensemble.errors import InputError
 from segensemble.validation import check_member_weights
 from segensemble.features import boundary_strength, lab_colour, standardise, texture_features
 
-__all__ = [
-    "BoundaryMerge",
-    "atom_adjacency",
-    "merge_hierarchy",
-    "cut_hierarchy",
-    "pair_features",
-    "pair_features_many",
-    "normalised_member_weights",
-    "region_merger",
-    "boundary_probability",
-    "check_coefficients",
-    "image_statistics",
-    "PAIR_FEATURES",
-    "LEARNED_COEFFICIENTS",
-    "LEARNED_THRESHOLD",
-    "MAX_UNGRIDDED",
-]
+__all__ = ["BoundaryMerge", "atom_adjacency", "merge_hierarchy", "cut_hierarchy", "pair_features", "pair_features_many",
+           "normalised_member_weights", "region_merger", "boundary_probability", "learned_key", "check_coefficients",
+           "image_statistics", "PAIR_FEATURES", "LEARNED_COEFFICIENTS", "LEARNED_THRESHOLD", "MAX_UNGRIDDED"]
 
 #: Objects accepted without a pixel grid (all pairs are borders).
 MAX_UNGRIDDED = 2000
@@ -96,6 +82,8 @@ def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:
 def pair_features_many(merger: RegionMerger, u: int, vs) -> np.ndarray:
     """:func:`pair_features` of region ``u`` with each region of the int array ``vs`` at once, (len(vs), 6).
 
+    ``u`` may also be an int array, one region per entry of ``vs`` (any set of adjacent pairs).
+
     The same quantities computed as arrays (equal to :func:`pair_features` up to rounding); the image-aware frame
     keys its merges with it.
 
@@ -134,6 +122,26 @@ def boundary_probability(features, coefficients):
         return 1.0 / (1.0 + np.exp(-z))
     z = coefficients["bias"] + sum(coefficients[k] * x for k, x in zip(PAIR_FEATURES, f))
     return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def learned_key(coefficients):
+    """Batched learned merge key: :func:`boundary_probability` of :func:`pair_features_many` (coefficients read once).
+
+    Examples
+    --------
+    >>> m = RegionMerger(2, np.array([[0, 1]]), np.array([10.0]), np.array([[1.0, 0.5]]), sizes=np.array([100, 900]),
+    ...                  region_sums=np.zeros((2, 9)))
+    >>> key, c = learned_key(LEARNED_COEFFICIENTS), LEARNED_COEFFICIENTS
+    >>> bool(np.isclose(key(m, 0, np.array([1]))[0], boundary_probability(pair_features(m, 0, 1), c)))
+    True
+    """
+    bias, w = coefficients["bias"], np.array([coefficients[k] for k in PAIR_FEATURES])
+
+    def key(merger, u, vs):
+        z = bias + pair_features_many(merger, u, vs) @ w
+        return 1.0 / (1.0 + np.exp(-z))
+
+    return key
 
 
 def normalised_member_weights(weights, n_members: int) -> np.ndarray:
@@ -370,7 +378,7 @@ class BoundaryMerge(ConsensusClusterer):
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
             merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), member_weights=weights)
             return self._cut(n, merger.run(
-                lambda m, a, bs: boundary_probability(pair_features_many(m, a, bs), coefficients),
+                learned_key(coefficients),
                 min_size=self.min_size, batched=True))
         grad = self._image_gradient(ensemble, gradient) if self.gradient_weight > 0 else None
         pairs, length, strength, g = atom_adjacency(ensemble.index, ensemble.labels, grad, member_weights=weights)

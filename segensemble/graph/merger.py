@@ -72,8 +72,14 @@ class RegionMerger:
     def region_mean(self, u: int) -> np.ndarray:
         return self.means[u].copy()
 
-    def border_sums(self, u: int, vs) -> np.ndarray:
-        """(len(vs), 1 + d): border length and length-weighted sums of the quantities, ``u`` with each of ``vs``."""
+    def border_sums(self, u, vs) -> np.ndarray:
+        """(len(vs), 1 + d): border length and length-weighted sums of the quantities, ``u`` with each of ``vs``.
+
+        ``u`` is one region, or an int array of one region per entry of ``vs`` (the borders of those pairs).
+        """
+        vs = vs.tolist() if isinstance(vs, np.ndarray) else vs
+        if isinstance(u, np.ndarray):
+            return self._acc[[self._nbr[a][b] for a, b in zip(u.tolist(), vs)]]
         nbr = self._nbr[u]
         return self._acc[[nbr[v] for v in vs]]
 
@@ -91,7 +97,9 @@ class RegionMerger:
         keep, gone)`` is called before every merge, with the statistics of
         both regions still apart. With ``batched``, ``key(merger, u, vs)``
         scores the borders of ``u`` with every region of the int array ``vs``
-        at once (an array of keys): the same merges, far fewer calls.
+        at once (an array of keys): the same merges, far fewer calls. The
+        first keying passes every border at once, ``u`` then being an int
+        array of one region per entry of ``vs``.
 
         Returns
         -------
@@ -103,7 +111,7 @@ class RegionMerger:
         nbr, size, acc = self._nbr, self.size, self._acc
 
         def full_keys(u, vs: list) -> list:
-            if batched:
+            if batched:  # u: one region, or (the first keying) an int array of one region per entry of vs
                 a = np.array(vs, dtype=np.int64)
                 return (key(self, u, a) - (np.minimum(size[u], size[a]) < min_size)).tolist()
             return [key(self, u, v) - (1.0 if min(size[u], size[v]) < min_size else 0.0) for v in vs]
@@ -122,10 +130,16 @@ class RegionMerger:
             return zip(full_keys(u, vs), lo, hi, [version[a] for a in lo], [version[b] for b in hi])
 
         heap = []
-        for u in range(self.n_regions):
-            vs = [v for v in nbr[u] if u < v]
-            if vs:
-                heap.extend(entries(u, vs))
+        if batched:  # every border keyed in one call (the same entries, in the same order, as region by region)
+            pairs = [(u, v) for u in range(self.n_regions) for v in nbr[u] if u < v]
+            if pairs:
+                us, vs = (list(t) for t in zip(*pairs))
+                heap = [(k, u, v, 0, 0) for k, u, v in zip(full_keys(np.array(us, dtype=np.int64), vs), us, vs)]
+        else:
+            for u in range(self.n_regions):
+                vs = [v for v in nbr[u] if u < v]
+                if vs:
+                    heap.extend(entries(u, vs))
         heapq.heapify(heap)
         merges, heights = [], []
         top = -np.inf

@@ -56,9 +56,8 @@ import numpy as np
 
 from segensemble.constraints import Interval
 from segensemble.graph.merger import RegionMerger
-from segensemble.consensus.merging import (check_coefficients, image_statistics, atom_adjacency,
-                                           boundary_probability, cut_hierarchy, normalised_member_weights,
-                                           pair_features_many)
+from segensemble.consensus.merging import (check_coefficients, image_statistics, atom_adjacency, cut_hierarchy,
+                                           learned_key, normalised_member_weights)
 from segensemble.pipeline.superatoms import MIN_PIECE, connected_atoms, majority_ensemble  # noqa: F401
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
@@ -215,11 +214,12 @@ class SpatialFusion:
 
 def _learned_key(coefficients, partition_weight: float = 0.0):
     """Batched merge key: the learned probability, mixed with the partition's separation (border column 2)."""
-    w = float(partition_weight)
+    w, learned = float(partition_weight), learned_key(coefficients)
+    if w == 0:
+        return learned
 
     def key(m, u, vs):
-        p = boundary_probability(pair_features_many(m, u, vs), coefficients)
-        return p if w == 0 else p + w * m.border_means(u, vs)[:, 2]
+        return learned(m, u, vs) + w * m.border_means(u, vs)[:, 2]
 
     return key
 
