@@ -9,7 +9,7 @@ import numpy as np
 from segensemble.errors import InputError
 
 __all__ = ["check_positive", "check_choice", "softmax_memberships",
-           "seed_of"]
+           "seed_of", "fit_kmeans"]
 
 
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
@@ -32,6 +32,23 @@ def check_choice(value, name: str, choices) -> str:
 def seed_of(gen: np.random.Generator) -> int:
     """An int seed for libraries that take one (scikit-learn, scikit-image)."""
     return int(gen.integers(0, 2**31 - 1))
+
+
+def fit_kmeans(X: np.ndarray, k: int, gen: np.random.Generator):
+    """scikit-learn's ``KMeans(n_clusters=k, n_init=2)`` fitted on the rows of ``X``, seeded from ``gen``.
+
+    scikit-learn's clustering module is imported here, on the first k-means member, not when the segmenters are
+    registered: a recipe without one (every built-in ``default``) does not pay for it.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> sorted(fit_kmeans(X, 2, np.random.default_rng(0)).cluster_centers_.ravel().round(2).tolist())
+    [0.05, 5.05]
+    """
+    from sklearn.cluster import KMeans
+
+    return KMeans(n_clusters=k, n_init=2, random_state=seed_of(gen)).fit(X)
 
 
 def softmax_memberships(cost: np.ndarray, temperature: float) -> np.ndarray:

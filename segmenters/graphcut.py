@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import maxflow
 import numpy as np
-from sklearn.cluster import KMeans
 
 from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import lab_colour, standardise, texture_features
 from segensemble.segmentation import Segmentation
-from segensemble.segmenters._common import check_positive, seed_of, softmax_memberships
+from segensemble.segmenters._common import check_positive, fit_kmeans, softmax_memberships
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["graphcut", "potts_energy", "alpha_expansion"]
@@ -186,7 +185,7 @@ def graphcut(
     X = feats.reshape(h * w, -1)
     sample = X if len(X) <= 20000 else X[gen.choice(len(X), 20000, replace=False)]
     k = min(k, len(np.unique(np.round(sample, 6), axis=0)))
-    km = KMeans(n_clusters=k, n_init=2, random_state=seed_of(gen)).fit(sample)
+    km = fit_kmeans(sample, k, gen)
     init = km.predict(X)
 
     def weights(lab_img):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from skimage import color
-from sklearn.cluster import KMeans
 
 from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import standardise, texture_features
 from segensemble.segmentation import Segmentation
-from segensemble.segmenters._common import check_choice, check_positive, seed_of, softmax_memberships
+from segensemble.segmenters._common import check_choice, check_positive, fit_kmeans, softmax_memberships
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["kmeans", "COLOUR_SPACES", "to_colour_space"]
@@ -101,7 +100,7 @@ def kmeans(
     k = min(k, h * w)
     fit = X if len(X) <= sample else X[gen.choice(len(X), size=sample, replace=False)]
     n_distinct = len(np.unique(np.round(fit, 6), axis=0))
-    km = KMeans(n_clusters=min(k, n_distinct), n_init=2, random_state=seed_of(gen)).fit(fit)
+    km = fit_kmeans(fit, min(k, n_distinct), gen)
     centres = km.cluster_centers_
     d2 = (X**2).sum(1)[:, None] - 2 * X @ centres.T + (centres**2).sum(1)[None, :]
     d2 = np.maximum(d2, 0)
