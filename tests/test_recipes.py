@@ -113,9 +113,25 @@ def test_a_recipe_file_names_its_boundary_evidence():
     base = {"name": "x", "segmenters": ["slic"], "method": "merge"}
     assert recipe_from_mapping(base).boundary is None
     assert recipe_from_mapping({**base, "boundary": "learned"}).boundary == "learned"
-    with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, got 'sobel'"):
+    with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, "
+                                         "learned:boundary-v2, learned:boundary-v2-train, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
-    assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
+    assert load_recipe("default@4").boundary is None and load_recipe("default@6").boundary == "learned"
+    assert load_recipe("default@7").boundary == "learned:boundary-v2"
+
+
+def test_default_seven_is_six_with_the_fast_detector():
+    """Version 7 changes the detector (ucm member and evidence), mean shift's radius and the refitted merge model;
+    everything else is version 6's."""
+    v6, v7 = load_recipe("default@6"), load_recipe("default@7")
+    assert load_recipe("default") is v7
+    changed = {"version", "description", "segmenters", "boundary", "spatial"}
+    assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v7.to_dict().items() if k not in changed}
+    assert [s for s in v7.segmenters if s not in v6.segmenters] == ["meanshift:spatial_radius=7",
+                                                                       "ucm:threshold=0.15,model=boundary-v2"]
+    assert {k: v for k, v in v6.spatial.items() if k not in ("member_weights", "coefficients")} == \
+        {k: v for k, v in v7.spatial.items() if k not in ("member_weights", "coefficients")}
 
 
 @pytest.mark.parametrize("key", sorted(f"{n}@{v}" for n, vs in VERSIONS.items() for v in vs))
@@ -135,7 +151,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 8
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 9
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name
