@@ -287,9 +287,9 @@ def test_the_recipes_boundary_is_the_default_evidence():
 
     img, members = _scene()
     recipe = _recipe()
-    assert recipe.boundary == "learned:boundary-v2"
+    assert recipe.boundary == "learned"
     by_recipe = run_recipe(img, recipe, members=members).labels
-    assert np.array_equal(by_recipe, run_recipe(img, recipe, members=members, boundary="learned:boundary-v2").labels)
+    assert np.array_equal(by_recipe, run_recipe(img, recipe, members=members, boundary="learned").labels)
     assert np.array_equal(run_recipe(img, replace(recipe, boundary=None), members=members).labels,
                           run_recipe(img, recipe, members=members, boundary=None).labels)
     # without an image there is no detector to run: the recipe's boundary gives way, no error

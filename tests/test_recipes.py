@@ -116,16 +116,16 @@ def test_a_recipe_file_names_its_boundary_evidence():
     with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, "
                                          "learned:boundary-v2, learned:boundary-v2-train, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
-    assert load_recipe("default@4").boundary is None and load_recipe("default@6").boundary == "learned"
-    assert load_recipe("default@7").boundary == "learned:boundary-v2"
+    assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
+    assert load_recipe("fast").boundary == "learned:boundary-v2"
 
 
-def test_default_seven_is_six_with_the_fast_detector():
-    """Version 7 changes the detector (ucm member and evidence), mean shift's radius and the refitted merge model;
-    everything else is version 6's."""
-    v6, v7 = load_recipe("default@6"), load_recipe("default@7")
-    assert load_recipe("default") is v7
-    changed = {"version", "description", "segmenters", "boundary", "spatial"}
+def test_fast_is_default_six_with_the_fast_detector():
+    """fast@1 changes the detector (ucm member and evidence), mean shift's radius and the refitted merge model;
+    everything else is default@6's."""
+    v6, v7 = load_recipe("default@6"), load_recipe("fast@1")
+    assert load_recipe("default") is v6 and load_recipe("fast") is v7
+    changed = {"name", "version", "description", "segmenters", "boundary", "spatial"}
     assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
         {k: v for k, v in v7.to_dict().items() if k not in changed}
     assert [s for s in v7.segmenters if s not in v6.segmenters] == ["meanshift:spatial_radius=7",
