@@ -13,6 +13,7 @@ Per image (one core per worker, times measured inside the worker):
 Usage::
 
     python benchmarks/boundaries_on_bsds.py --split val [--limit 20] [--jobs 2] [--thresholds 0.2,0.25,0.3]
+    python benchmarks/boundaries_on_bsds.py --split test --model boundary-v2 --detector-only   # default@7's detector
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np  # noqa: E402
 
 
 def _image(task):
-    root, split, image_id, thresholds, min_size = task
+    root, split, image_id, thresholds, min_size, model, detector_only = task
     from segensemble.datasets import BSDS500
     from segensemble.edges import detect_boundaries, non_maximum_suppression
     from segensemble.edges.ucm import boundary_hierarchy
@@ -40,17 +41,20 @@ def _image(task):
     ds = BSDS500(root)
     img, gt = ds.image(split, image_id), ds.ground_truth(split, image_id)
     t0 = time.perf_counter()
-    p = detect_boundaries(img, nms=False)
+    p = detect_boundaries(img, model=model, nms=False)
     t1 = time.perf_counter()
     thin = non_maximum_suppression(p)
+    nms_seconds = time.perf_counter() - t1
+    detector = evaluate_image(MachineResult("boundary", thin), gt, region=False)
+    if detector_only:
+        return {"detector": detector, "seconds": (t1 - t0, nms_seconds, 0.0)}
     t2 = time.perf_counter()
     hierarchy = boundary_hierarchy(p, min_size=min_size)
     ucm2 = hierarchy.ucm2()
     t3 = time.perf_counter()
-    detector = evaluate_image(MachineResult("boundary", thin), gt, region=False)
     ucm = evaluate_image(MachineResult("ucm2", ucm2), gt)
     cuts = {t: evaluate_image(MachineResult("segs", [hierarchy.cut(threshold=t)]), gt) for t in thresholds}
-    return {"detector": detector, "ucm": ucm, "cuts": cuts, "seconds": (t1 - t0, t2 - t1, t3 - t2)}
+    return {"detector": detector, "ucm": ucm, "cuts": cuts, "seconds": (t1 - t0, nms_seconds, t3 - t2)}
 
 
 def main() -> None:
@@ -67,23 +71,30 @@ def main() -> None:
     ap.add_argument("--thresholds", default=str(UCM_THRESHOLD), help="cuts of the hierarchy to score as one "
                                                                      "segmentation (comma-separated)")
     ap.add_argument("--min-size", type=int, default=UCM_MIN_SIZE)
+    ap.add_argument("--model", default=None, help="shipped detector model (default: boundary-v1)")
+    ap.add_argument("--detector-only", action="store_true", help="score the detector alone (no UCM)")
     args = ap.parse_args()
 
     ds = BSDS500(args.bsds)
     ids = ds.ids(args.split)[: args.limit]
     thresholds = [float(t) for t in args.thresholds.split(",")]
-    tasks = [(str(ds.data), args.split, i, thresholds, args.min_size) for i in ids]
+    tasks = [(str(ds.data), args.split, i, thresholds, args.min_size, args.model, args.detector_only) for i in ids]
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         rows = list(pool.map(_image, tasks))
     wall = time.perf_counter() - start
     det = collect_boundaries([r["detector"].boundary for r in rows])
-    ub, ur = collect_boundaries([r["ucm"].boundary for r in rows]), collect_regions([r["ucm"].region for r in rows])
     sec = np.array([r["seconds"] for r in rows])
-    print(f"{len(ids)} images of BSDS500 {args.split}, {args.jobs} workers, {wall:.0f} s wall\n")
+    print(f"{len(ids)} images of BSDS500 {args.split}, {args.jobs} workers, {wall:.0f} s wall, "
+          f"model {args.model or 'boundary-v1'}\n")
     print("| result | covering | PRI | VOI | boundary F | AP |\n|---|---|---|---|---|---|")
     print(f"| detector (thinned soft map), ODS | | | | {det.ods_F:.4f} | {det.ap:.4f} |")
     print(f"| detector, OIS | | | | {det.ois_F:.4f} | |")
+    if args.detector_only:
+        print(f"\nseconds per image (median / max, one core): detector {np.median(sec[:, 0]):.2f} / "
+              f"{sec[:, 0].max():.2f}")
+        return
+    ub, ur = collect_boundaries([r["ucm"].boundary for r in rows]), collect_regions([r["ucm"].region for r in rows])
     print(f"| UCM hierarchy, ODS | {ur.covering_ods:.4f} | {ur.pri_ods:.4f} | {ur.voi_ods:.4f} | {ub.ods_F:.4f} | "
           f"{ub.ap:.4f} |")
     print(f"| UCM hierarchy, OIS | {ur.covering_ois:.4f} | {ur.pri_ois:.4f} | {ur.voi_ois:.4f} | {ub.ois_F:.4f} | |")
