@@ -25,7 +25,8 @@ from segensemble.io import (MAX_PIXELS, mat_variable_names, read_boundary_map, r
 from segensemble.validation import check_int
 from segensemble.errors import FileFormatError, InputError
 from segensemble.evaluation.aggregate import ImageRegionResult, fmeasure, image_region_result
-from segensemble.evaluation.boundaries import boundary_counts, seg2bdry
+from segensemble.evaluation.boundaries import seg2bdry
+from segensemble.evaluation.sweep import boundary_counts_sweep
 from segensemble.evaluation.correspond import check_max_dist
 from segensemble.evaluation.regions import region_counts
 
@@ -44,6 +45,9 @@ __all__ = [
 KINDS = ("auto", "segs", "ucm2", "boundary")
 #: Most thresholds of one evaluation (the official benchmark uses 99); time and memory grow with it.
 MAX_NTHRESH = 1000
+#: Pixels of the thresholded maps swept together (the boundary benchmark holds them at once): all 99 maps of a
+#: BSDS500 image, a chunk of them for a large image.
+SWEEP_PIXELS = 64_000_000
 
 
 @dataclass
@@ -246,14 +250,11 @@ def evaluate_image(
     check_max_dist(max_dist)
     thresholds = result.thresholds(nthresh)
     out = ImageEvaluation()
-    if boundary:
-        counts, cache = [], {}
-        for k, t in enumerate(thresholds):
-            bmap = result.boundary_map(t, k)
-            key = np.packbits(bmap).tobytes()
-            if key not in cache:
-                cache[key] = boundary_counts(bmap, gt.boundaries, max_dist=max_dist, thin=thin)
-            counts.append(cache[key])
+    if boundary:  # the whole sweep at once (boundary_counts at every threshold, sharing the work), in chunks
+        counts, step = [], max(1, SWEEP_PIXELS // (shape[0] * shape[1]))
+        for start in range(0, len(thresholds), step):
+            maps = [result.boundary_map(t, k) for k, t in enumerate(thresholds) if start <= k < start + step]
+            counts += boundary_counts_sweep(maps, gt.boundaries, max_dist=max_dist, thin=thin)
         c = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
         out.boundary = ImageBoundaryResult(thresholds, c[:, 0], c[:, 1], c[:, 2], c[:, 3])
     if region:

@@ -37,7 +37,7 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from segensemble.errors import InputError
 
-__all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius"]
+__all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius", "assign"]
 
 
 #: Largest matching radius accepted (fraction of the diagonal): the benchmark protocols in use match within
@@ -140,13 +140,31 @@ def _solve(i, j, c, n1, n2, oc):
     with the smaller side as rows).
     """
     if n2 < n1:
-        b, a = _solve(j, i, c, n2, n1, oc)
+        b, a = assign(j, i, c, n2, n1, oc)
         return a, b
+    return assign(i, j, c, n1, n2, oc)
+
+
+def assign(i, j, c, n1, n2, oc):
+    """The matching of :func:`_solve` with the first side as rows, whatever the sizes: matched (i, j) pairs.
+
+    The solution on a graph that falls apart into components equals the solutions on the components solved apart
+    with the same row side and the same relative order of rows and of columns (what
+    :func:`segensemble.evaluation.sweep.boundary_counts_sweep` relies on; tested against whole-graph solves).
+
+    Examples
+    --------
+    >>> a, b = assign(np.array([0, 0, 1]), np.array([0, 1, 1]), np.array([100, 0, 100]), 2, 2, 400)
+    >>> a.tolist(), b.tolist()
+    ([0, 1], [0, 1])
+    """
     rows = np.concatenate([i, np.arange(n1)])
     cols = np.concatenate([j, n2 + np.arange(n1)])
     # +1 keeps every weight positive (a constant shift: every row is matched once).
     data = np.concatenate([c, np.full(n1, 2 * oc)]).astype(np.float64) + 1.0
-    g = sp.csr_matrix((data, (rows, cols)), shape=(n1, n2 + n1))
+    order = np.lexsort((cols, rows))  # the CSR arrays directly (row by row, columns sorted; pairs are distinct)
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n1))])
+    g = sp.csr_matrix((data[order], cols[order].astype(np.int64), indptr), shape=(n1, n2 + n1))
     row_ind, col_ind = min_weight_full_bipartite_matching(g)
     real = col_ind < n2
     return row_ind[real], col_ind[real]
