@@ -41,6 +41,12 @@ def bsds_root() -> Path:
     return _need(BSDS_ROOT)
 
 
+@pytest.fixture(scope="session")
+def outside_checks() -> Path:
+    """Numbers other tools published (shared/outside-checks: SEISM counts, published PR curves)."""
+    return _need(SHARED / "outside-checks")
+
+
 @pytest.fixture
 def blocks_image():
     """A 40 x 60 RGB image of four flat colour blocks, and its labels."""
