@@ -117,3 +117,24 @@ def test_fmeasure_interpolation_and_ap():
     # a perfect curve: precision 1 at every recall in [0, 1]
     assert average_precision([0.0, 1.0], [1.0, 1.0]) == pytest.approx(1.01)
     assert average_precision([0.5], [1.0]) == 0.0
+
+
+def test_r50_is_the_recall_where_the_curve_crosses_half_precision():
+    """Hand-worked: the curve (R, P) = (1.0, 0.2), (0.8, 0.4), (0.6, 0.6), (0.2, 0.9) crosses P = 0.5 halfway
+    between its second and third points, at R = 0.7; a curve above 50% everywhere gives its highest recall; one
+    below everywhere has none (NaN, written as null)."""
+    import json
+
+    from segensemble.evaluation.aggregate import collect_boundaries, recall_at_precision
+    from segensemble.evaluation.benchmark import ImageBoundaryResult
+
+    assert recall_at_precision([1.0, 0.8, 0.6, 0.2], [0.2, 0.4, 0.6, 0.9]) == pytest.approx(0.7)
+    assert recall_at_precision([0.2, 0.6, 0.8, 1.0], [0.9, 0.6, 0.4, 0.2]) == pytest.approx(0.7)  # any order
+    assert recall_at_precision([0.9, 0.5], [0.7, 0.8]) == pytest.approx(0.9)
+    assert np.isnan(recall_at_precision([0.9, 0.5], [0.1, 0.3]))
+    r = ImageBoundaryResult(np.array([1.0, 2.0]), np.array([8.0, 6.0]), np.array([10.0, 10.0]),
+                            np.array([4.0, 6.0]), np.array([10.0, 10.0]))
+    s = collect_boundaries([r])
+    assert s.r50 == pytest.approx(0.7) and json.loads(json.dumps(s.to_dict()))["r50"] == pytest.approx(0.7)
+    low = ImageBoundaryResult(np.array([1.0]), np.array([8.0]), np.array([10.0]), np.array([1.0]), np.array([10.0]))
+    assert collect_boundaries([low]).to_dict()["r50"] is None

@@ -16,7 +16,6 @@ Tests skip without the data, like the other shared-data tests; nothing third-par
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from segensemble.evaluation.aggregate import average_precision, interpolated_max_f
 #: Curves whose published summary does not follow from the published curve by the benchmark's rules: their AP is

@@ -26,7 +26,7 @@ __all__ = ["COLUMNS", "compare_results", "load_scored", "present_columns"]
 
 #: Table columns: (key, header, higher is better).
 COLUMNS = (
-    ("ods_f", "ODS F", True), ("ois_f", "OIS F", True), ("ap", "AP", True),
+    ("ods_f", "ODS F", True), ("ois_f", "OIS F", True), ("ap", "AP", True), ("r50", "R50", True),
     ("covering_ods", "cover ODS", True), ("covering_ois", "cover OIS", True),
     ("pri_ods", "PRI ODS", True), ("pri_ois", "PRI OIS", True),
     ("voi_ods", "VOI ODS", False), ("voi_ois", "VOI OIS", False),
@@ -76,6 +76,8 @@ def load_scored(folder) -> dict:
             row.update(ods_f=_score(ods["f"], "boundary.ods.f"), ods_r=_score(ods["recall"], "boundary.ods.recall"),
                        ods_p=_score(ods["precision"], "boundary.ods.precision"),
                        ois_f=_score(ois["f"], "boundary.ois.f"), ap=_score(b["ap"], "boundary.ap"))
+            if b.get("r50") is not None:  # summaries written before R50 have none
+                row["r50"] = _score(b["r50"], "boundary.r50")
             row["curve"] = _curve(s.get("pr_curve"))
         for name, scores in _table(s.get("region", {}), "region").items():
             for k, v in _table(scores, f"region.{name}").items():

@@ -85,6 +85,8 @@ def print_scores(summary: dict) -> None:
         b = summary["boundary"]
         table.add_row("boundary F", f"{b['ods']['f']:.4f}", f"{b['ois']['f']:.4f}", f"{b['ap']:.4f}",
                       f"{b['ods']['threshold']:.4g}")
+        if b.get("r50") is not None:
+            table.add_row("boundary R50", "", "", f"{b['r50']:.4f}", "")
     if "region" in summary:
         rg = summary["region"]
         table.add_row("covering", f"{rg['covering']['ods']:.4f}", f"{rg['covering']['ois']:.4f}",

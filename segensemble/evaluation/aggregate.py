@@ -26,6 +26,7 @@ __all__ = [
     "image_region_result",
     "interpolated_max_f",
     "official_rounding",
+    "recall_at_precision",
 ]
 
 
@@ -313,6 +314,37 @@ def average_precision(R, P) -> float:
     return float(Pi.sum() * 0.01)
 
 
+def recall_at_precision(R, P, precision: float = 0.5) -> float:
+    """R50: recall where the dataset curve reaches 50% precision (``precision``), linearly interpolated.
+
+    The ninth output of the Structured Edge toolbox's ``edgesEvalDir`` (Dollár & Zitnick, TPAMI 2015), which
+    edge-detection papers report beside ODS, OIS and AP: the curve reduced to one point per recall value (as for
+    :func:`average_precision`) and then per precision value, recall interpolated at ``precision`` — or at the
+    curve's lowest precision when that is higher (the curve's highest recall). NaN when the curve never reaches
+    ``precision``.
+
+    Examples
+    --------
+    >>> recall_at_precision([0.9, 0.6, 0.3], [0.3, 0.6, 0.9])  # halfway between (0.9, 0.3) and (0.6, 0.6)
+    0.7
+    >>> recall_at_precision([0.8, 0.4], [0.55, 0.9])  # never below 50% precision: its highest recall
+    0.8
+    """
+    R = np.asarray(R, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    order = np.argsort(R, kind="stable")
+    Rs, Ps = R[order], P[order]
+    last = np.r_[Rs[1:] != Rs[:-1], True]
+    Ru, Pu = Rs[last][::-1], Ps[last][::-1]  # one point per recall, highest recall first
+    Pv, first = np.unique(Pu, return_index=True)  # one point per precision (its first, highest-recall one)
+    if len(Pv) == 0:
+        return float("nan")
+    target = max(float(Pv[0]), float(precision))
+    if target > Pv[-1]:
+        return float("nan")
+    return float(np.round(np.interp(target, Pv, Ru[first]), 12))
+
+
 @dataclass
 class BoundarySummary:
     """Dataset-level boundary scores (the ``eval_bdry*`` files)."""
@@ -330,12 +362,15 @@ class BoundarySummary:
     ois_F: float
     ap: float
     per_image: list = field(default_factory=list)  # (bestT, bestR, bestP, bestF)
+    #: Recall at 50% precision (:func:`recall_at_precision`; NaN when the curve never reaches it).
+    r50: float = float("nan")
 
     def to_dict(self) -> dict:
         return {
             "ods": {"threshold": self.ods_t, "recall": self.ods_R, "precision": self.ods_P, "f": self.ods_F},
             "ois": {"recall": self.ois_R, "precision": self.ois_P, "f": self.ois_F},
             "ap": self.ap,
+            "r50": None if np.isnan(self.r50) else self.r50,
         }
 
 
@@ -395,5 +430,5 @@ def collect_boundaries(results: list, *, official: bool = True) -> BoundarySumma
         thresholds=thresholds, R_thr=R, P_thr=P, F_thr=F,
         ods_t=bt, ods_R=br, ods_P=bp, ods_F=bf,
         ois_R=ois_R, ois_P=ois_P, ois_F=float(fmeasure(ois_R, ois_P)),
-        ap=average_precision(R, P), per_image=per_image,
+        ap=average_precision(R, P), per_image=per_image, r50=recall_at_precision(R, P),
     )
