@@ -10,6 +10,15 @@ Prints seconds per image (one core) for
     - BSDS500 val images with a 99-level input (Felzenszwalb at 99 scales as a
       'segs' cell, so each threshold is a distinct map);
 
+(c) the boundary benchmark of one image at 99 thresholds, threshold by
+    threshold (as before) against the sweep that scores them at once
+    (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`), in the same
+    process, counts asserted identical, on three kinds of map: the official
+    gPb-owt-ucm ucm2 files, the learned detector's thinned map (dense: about
+    13% of the pixels on at the lowest threshold) and its raw probability
+    quantised to 8 bits and scored with --nms (the kind of map a deep edge
+    detector writes);
+
 and the speed-up of the exact sparse matcher over a plain dense
 ``scipy.optimize.linear_sum_assignment`` formulation (square augmented cost
 matrix, pixels without any candidate pruned — a *stronger* baseline than the
@@ -18,7 +27,7 @@ process; both must find the same number of matches.
 
 Usage::
 
-    python benchmarks/bench_evaluation.py [--bsds ROOT] [--images 10] [--baseline-pairs 4]
+    python benchmarks/bench_evaluation.py [--bsds ROOT] [--images 10] [--baseline-pairs 4] [--sweep-images 5]
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from scipy.optimize import linear_sum_assignment
 from segensemble import segment
 from segensemble.datasets import BSDS500
 from segensemble.evaluation.benchmark import MachineResult, evaluate_image, load_result
-from segensemble.evaluation.boundaries import seg2bdry, thin_boundaries
+from segensemble.evaluation.boundaries import boundary_counts, seg2bdry, thin_boundaries
 from segensemble.evaluation.correspond import candidate_edges, correspond_pixels, match_radius
 from segensemble.io import read_ground_truth
 
@@ -64,6 +73,52 @@ def _dense_baseline(b1, b2, max_dist=0.0075):
     return int(np.sum((r < n1) & (cc < n2)))
 
 
+def _per_threshold(result, gt, nthresh=99):
+    """The boundary benchmark threshold by threshold, as before the sweep (identical maps counted once)."""
+    counts, cache = [], {}
+    for k, t in enumerate(result.thresholds(nthresh)):
+        bmap = result.boundary_map(t, k)
+        key = np.packbits(bmap).tobytes()
+        if key not in cache:
+            cache[key] = boundary_counts(bmap, gt.boundaries)
+        counts.append(cache[key])
+    return counts
+
+
+def _sweep_rows(ds, bench: Path, n_images: int):
+    """Per-image seconds of the boundary benchmark at 99 thresholds, threshold by threshold vs the sweep."""
+    from segensemble.edges import detect_boundaries
+    from segensemble.evaluation.nms import edge_map_nms
+
+    kinds = {"gPb-owt-ucm ucm2 (official)": [], "learned detector, thinned (boundary-v1)": [],
+             "8-bit soft map with --nms (detector's raw probability)": []}
+    for f in sorted((bench / "ucm2").glob("*.mat"))[:n_images]:
+        kinds["gPb-owt-ucm ucm2 (official)"].append((load_result(f), read_ground_truth(bench / "groundTruth" / f.name)))
+    for image_id in ds.ids("test")[:n_images]:
+        img, gt = ds.image("test", image_id), ds.ground_truth("test", image_id)
+        raw = detect_boundaries(img, nms=False)
+        kinds["learned detector, thinned (boundary-v1)"].append((MachineResult("boundary", detect_boundaries(img)), gt))
+        eight_bit = np.round(raw * 255) / 255
+        kinds["8-bit soft map with --nms (detector's raw probability)"].append(
+            (MachineResult("boundary", edge_map_nms(eight_bit)), gt))
+    rows = []
+    for name, pairs in kinds.items():
+        old, new, density = [], [], []
+        for result, gt in pairs:
+            t = time.perf_counter()
+            before = _per_threshold(result, gt)
+            old.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            ev = evaluate_image(result, gt, region=False)
+            new.append(time.perf_counter() - t)
+            after = np.stack([ev.boundary.cntR, ev.boundary.sumR, ev.boundary.cntP, ev.boundary.sumP], axis=1)
+            assert np.array_equal(np.asarray(before, dtype=np.float64), after), f"{name}: counts differ"
+            b = result.boundary_map(result.thresholds(99)[0], 0)
+            density.append(float(thin_boundaries(b).mean()))
+        rows.append((name, len(pairs), np.median(density), np.median(old), np.median(new)))
+    return rows
+
+
 def _time_image(result, gt):
     t = time.perf_counter()
     evaluate_image(result, gt, nthresh=99)
@@ -76,6 +131,7 @@ def main():
     ap.add_argument("--bench-dir", default=HERE.parent.parent / "shared/bsds-bench")
     ap.add_argument("--images", type=int, default=10)
     ap.add_argument("--baseline-pairs", type=int, default=4)
+    ap.add_argument("--sweep-images", type=int, default=5, help="images per kind of map in the sweep table")
     args = ap.parse_args()
     ds = BSDS500(args.bsds)
     ids = ds.ids("val")[: args.images]
@@ -110,6 +166,12 @@ def main():
     if ucm_times:
         print(f"200-image test set at 99 thresholds with --jobs 2 (from the ucm2 median): "
               f"~{200 * np.median(ucm_times) / 2 / 60:.1f} min")
+
+    print(f"\nboundary benchmark at 99 thresholds, one core, median s/image: threshold by threshold vs the sweep "
+          f"(same process; counts asserted identical)")
+    print(f"{'map':<56} {'images':>6} {'pixels on':>9} {'before':>7} {'sweep':>7} {'ratio':>6}")
+    for name, n, density, old, new in _sweep_rows(ds, bench, args.sweep_images):
+        print(f"{name:<56} {n:>6} {density:>8.1%} {old:>7.2f} {new:>7.2f} {old / new:>5.2f}x")
 
     print(f"\nmatcher vs dense linear_sum_assignment, {args.baseline_pairs} (machine, annotation) pairs")
     print(f"{'pair':<6} {'n machine':>9} {'n human':>8} {'ours [s]':>9} {'dense [s]':>10} {'speed-up':>9}")
