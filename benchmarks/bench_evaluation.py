@@ -12,7 +12,8 @@ Prints seconds per image (one core) for
 
 (c) the boundary benchmark of one image at 99 thresholds, threshold by
     threshold (as before) against the sweep that scores them at once
-    (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`), in the same
+    (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`, with the
+    OpenCV-coded thinning; "before" thins with scikit-image), in the same
     process, counts asserted identical, on three kinds of map: the official
     gPb-owt-ucm ucm2 files, the learned detector's thinned map (dense: about
     13% of the pixels on at the lowest threshold) and its raw probability
@@ -74,13 +75,16 @@ def _dense_baseline(b1, b2, max_dist=0.0075):
 
 
 def _per_threshold(result, gt, nthresh=99):
-    """The boundary benchmark threshold by threshold, as before the sweep (identical maps counted once)."""
+    """The boundary benchmark threshold by threshold, as before the sweep (identical maps counted once), with
+    scikit-image's thinning as before the OpenCV-coded one."""
+    from skimage.morphology import thin
+
     counts, cache = [], {}
     for k, t in enumerate(result.thresholds(nthresh)):
         bmap = result.boundary_map(t, k)
         key = np.packbits(bmap).tobytes()
         if key not in cache:
-            cache[key] = boundary_counts(bmap, gt.boundaries)
+            cache[key] = boundary_counts(thin(bmap) if bmap.any() else bmap, gt.boundaries, thin=False)
         counts.append(cache[key])
     return counts
 

@@ -138,3 +138,21 @@ def test_r50_is_the_recall_where_the_curve_crosses_half_precision():
     assert s.r50 == pytest.approx(0.7) and json.loads(json.dumps(s.to_dict()))["r50"] == pytest.approx(0.7)
     low = ImageBoundaryResult(np.array([1.0]), np.array([8.0]), np.array([10.0]), np.array([1.0]), np.array([10.0]))
     assert collect_boundaries([low]).to_dict()["r50"] is None
+
+
+def test_thinning_equals_scikit_image_thin_pixel_for_pixel():
+    """The OpenCV-coded thinning is Guo & Hall's A1 as skimage.morphology.thin computes it: 240 seeded random
+    maps (sparse to dense, thick blobs, single pixels, one-row and one-column maps)."""
+    from scipy import ndimage
+    from skimage.morphology import thin
+
+    from segensemble.evaluation.boundaries import thin_boundaries
+
+    rng = np.random.default_rng(2024)
+    for k in range(240):
+        h, w = (1, int(rng.integers(1, 30))) if k % 40 == 0 else (int(rng.integers(1, 48)), int(rng.integers(1, 48)))
+        b = rng.random((h, w)) < rng.uniform(0.02, 0.95)
+        if k % 3 == 0:
+            b = ndimage.binary_dilation(b, iterations=int(rng.integers(1, 4)))
+        np.testing.assert_array_equal(thin_boundaries(b), thin(b), err_msg=f"map {k}")
+        np.testing.assert_array_equal(thin_boundaries(b.T), thin(b.T), err_msg=f"map {k} transposed")
