@@ -13,7 +13,7 @@ Per image (one core per worker, times measured inside the worker):
 Usage::
 
     python benchmarks/boundaries_on_bsds.py --split val [--limit 20] [--jobs 2] [--thresholds 0.2,0.25,0.3]
-    python benchmarks/boundaries_on_bsds.py --split test --model boundary-v2 --detector-only   # default@7's detector
+    python benchmarks/boundaries_on_bsds.py --split test --model boundary-v2 --detector-only   # fast's detector
 """
 
 from __future__ import annotations
