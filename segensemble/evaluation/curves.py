@@ -58,6 +58,17 @@ def interpolated_max_f(thresholds, R, P) -> tuple[float, float, float, float]:
     return best
 
 
+def _one_point_per_recall(R, P):
+    """The curve sorted by recall, one point per recall value (the last threshold of each tie, as MATLAB's legacy
+    ``unique``)."""
+    R = np.asarray(R, dtype=np.float64)
+    P = np.asarray(P, dtype=np.float64)
+    order = np.argsort(R, kind="stable")
+    Rs, Ps = R[order], P[order]
+    last = np.r_[Rs[1:] != Rs[:-1], True]
+    return Rs[last], Ps[last]
+
+
 def average_precision(R, P) -> float:
     """Area under the PR curve as ``collect_eval_bdry.m``.
 
@@ -70,12 +81,7 @@ def average_precision(R, P) -> float:
     >>> round(average_precision([0.2, 0.5, 0.8], [0.9, 0.8, 0.6]), 4)
     0.4725
     """
-    R = np.asarray(R, dtype=np.float64)
-    P = np.asarray(P, dtype=np.float64)
-    order = np.argsort(R, kind="stable")
-    Rs, Ps = R[order], P[order]
-    last = np.r_[Rs[1:] != Rs[:-1], True]
-    Ru, Pu = Rs[last], Ps[last]
+    Ru, Pu = _one_point_per_recall(R, P)
     if len(Ru) < 2:
         return 0.0
     Ri = np.round(np.arange(101) * 0.01, 10)
@@ -100,12 +106,7 @@ def recall_at_precision(R, P, precision: float = 0.5) -> float:
     >>> recall_at_precision([0.8, 0.4], [0.55, 0.9])  # never below 50% precision: its highest recall
     0.8
     """
-    R = np.asarray(R, dtype=np.float64)
-    P = np.asarray(P, dtype=np.float64)
-    order = np.argsort(R, kind="stable")
-    Rs, Ps = R[order], P[order]
-    last = np.r_[Rs[1:] != Rs[:-1], True]
-    Ru, Pu = Rs[last][::-1], Ps[last][::-1]  # one point per recall, highest recall first
+    Ru, Pu = (a[::-1] for a in _one_point_per_recall(R, P))  # highest recall first
     Pv, first = np.unique(Pu, return_index=True)  # one point per precision (its first, highest-recall one)
     if len(Pv) == 0:
         return float("nan")

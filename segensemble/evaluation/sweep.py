@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import connected_components
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
-from segensemble.evaluation.correspond import assign, candidate_edges, check_max_dist, match_radius
+from segensemble.evaluation.correspond import _compact, assign, candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
 
@@ -113,13 +113,6 @@ def boundary_counts_sweep(bmaps, gt_boundaries, *, max_dist: float = 0.0075, thi
     return [(int(cnt_r[k]), sum_r, int(cnt_p[k]), int(sum_p[k])) for k in range(len(maps))]
 
 
-def _ranks(x: np.ndarray, n: int):
-    """(sorted distinct values, rank of every element) of ids in 0..n-1, in O(n)."""
-    present = np.zeros(n, dtype=bool)
-    present[x] = True
-    return np.flatnonzero(present), (np.cumsum(present) - 1)[x]
-
-
 class _Sweep:
     """The matching of one annotation with a sequence of machine pixel sets, kept from one set to the next."""
 
@@ -165,8 +158,8 @@ class _Sweep:
             kept = (pm[keep], pg[keep])
         out_i, out_j = [kept[0]], [kept[1]]
         for di, dj, dc in _batches(ri, rj, rc, label[ri], dirty):
-            rows, ranked_i = _ranks(di, n1)
-            cols, ranked_j = _ranks(dj, n2)
+            rows, ranked_i = _compact(di, n1)
+            cols, ranked_j = _compact(dj, n2)
             if swapped:
                 b, a = assign(ranked_j, ranked_i, dc, len(cols), len(rows), self.oc)
             else:
