@@ -253,7 +253,7 @@ def evaluate_image(
     if boundary:  # the whole sweep at once (boundary_counts at every threshold, sharing the work), in chunks
         counts, step = [], max(1, SWEEP_PIXELS // (shape[0] * shape[1]))
         for start in range(0, len(thresholds), step):
-            maps = [result.boundary_map(t, k) for k, t in enumerate(thresholds) if start <= k < start + step]
+            maps = [result.boundary_map(thresholds[k], k) for k in range(start, min(start + step, len(thresholds)))]
             counts += boundary_counts_sweep(maps, gt.boundaries, max_dist=max_dist, thin=thin)
         c = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
         out.boundary = ImageBoundaryResult(thresholds, c[:, 0], c[:, 1], c[:, 2], c[:, 3])

@@ -128,8 +128,11 @@ def candidate_edges(bmap1: np.ndarray, bmap2: np.ndarray, radius: float):
     return np.concatenate(ii), np.concatenate(jj), np.concatenate(cc)
 
 
-def _solve(i, j, c, n1, n2, oc):
+def _solve(i, j, c, n1, n2, oc, *, swap: bool | None = None):
     """Optimal matching of an edge list; returns matched (i, j) pairs.
+
+    ``swap``: solve with the second side as rows (None: when it is the smaller side; a sub-graph solved apart
+    passes its whole graph's choice).
 
     Rows are the pixels of the smaller side; columns the pixels of the other
     side plus one private dummy per row at cost 2*oc. Every row is matched (to
@@ -139,7 +142,7 @@ def _solve(i, j, c, n1, n2, oc):
     size of the square formulation (and the solver is several times faster
     with the smaller side as rows).
     """
-    if n2 < n1:
+    if n2 < n1 if swap is None else swap:
         b, a = assign(j, i, c, n2, n1, oc)
         return a, b
     return assign(i, j, c, n1, n2, oc)

@@ -34,7 +34,7 @@ from scipy.sparse.csgraph import connected_components
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
-from segensemble.evaluation.correspond import _compact, assign, candidate_edges, check_max_dist, match_radius
+from segensemble.evaluation.correspond import _compact, _solve, candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
 
@@ -81,12 +81,21 @@ def boundary_counts_sweep(bmaps, gt_boundaries, *, max_dist: float = 0.0075, thi
     True
     """
     check_max_dist(max_dist)
-    maps = [thin_boundaries(b) if thin else np.asarray(b, dtype=bool) for b in bmaps]
-    if not maps:
+    given = [np.asarray(b, dtype=bool) for b in bmaps]
+    if not given:
         return []
-    shape = maps[0].shape
-    if any(m.shape != shape for m in maps):
-        raise InputError(f"bmaps: expected maps of one shape, got {sorted({m.shape for m in maps})}")
+    shape = given[0].shape
+    if any(m.shape != shape for m in given):
+        raise InputError(f"bmaps: expected maps of one shape, got {sorted({m.shape for m in given})}")
+    first: dict = {}  # equal maps (a ucm2's neighbouring thresholds) are thinned and matched once
+    which = [first.setdefault(np.packbits(m).tobytes(), len(first)) for m in given]
+    distinct = [given[which.index(k)] for k in range(len(first))]
+    counts = _sweep_counts([thin_boundaries(m) if thin else m for m in distinct], gt_boundaries, shape, max_dist)
+    return [counts[k] for k in which]
+
+
+def _sweep_counts(maps, gt_boundaries, shape, max_dist) -> list:
+    """(cntR, sumR, cntP, sumP) of every (thinned, distinct) map of one shape."""
     union = np.logical_or.reduce(maps)
     pixels = np.flatnonzero(union)
     active = np.stack([m.ravel()[pixels] for m in maps])  # (maps, union pixels)
@@ -160,10 +169,7 @@ class _Sweep:
         for di, dj, dc in _batches(ri, rj, rc, label[ri], dirty):
             rows, ranked_i = _compact(di, n1)
             cols, ranked_j = _compact(dj, n2)
-            if swapped:
-                b, a = assign(ranked_j, ranked_i, dc, len(cols), len(rows), self.oc)
-            else:
-                a, b = assign(ranked_i, ranked_j, dc, len(rows), len(cols), self.oc)
+            a, b = _solve(ranked_i, ranked_j, dc, len(rows), len(cols), self.oc, swap=swapped)
             out_i.append(rows[a])
             out_j.append(cols[b])
         return np.concatenate(out_i), np.concatenate(out_j)
