@@ -9,6 +9,8 @@
   counts follow from two different matchers — the official ``correspondPixels`` approximates the optimal
   assignment, ours is exact — so ours match at least as many human pixels (cntR), never fewer, and every count
   is within 0.3 % of theirs.
+- The per-image objects-and-parts F, P and R that SEISM publishes for the same hierarchies: ours equal theirs at
+  every threshold of the 10 images, within their six printed decimals.
 
 Tests skip without the data, like the other shared-data tests; nothing third-party is in the project.
 """
@@ -60,3 +62,20 @@ def test_per_image_counts_against_seism_on_official_gpb_hierarchies(bsds_root, o
         np.testing.assert_array_equal(ours[:, [1, 3]], ref[:, [1, 3]])  # pixel totals: equal
         assert (ours[:, 0] >= ref[:, 0]).all(), f.stem  # an exact optimum matches at least as many
         assert (np.abs(ours[:, [0, 2]] - ref[:, [0, 2]]) <= 0.003 * ref[:, [1, 3]]).all(), f.stem
+
+
+def test_objects_and_parts_against_seism_on_official_gpb_hierarchies(bsds_root, outside_checks):
+    from segensemble.datasets import BSDS500
+    from segensemble.evaluation.benchmark import evaluate_image, load_result
+    from segensemble.evaluation.curves import fmeasure
+
+    seism, ucm_dir = outside_checks / "seism-gPb-UCM-val", outside_checks / "gPb-ucm2-val"
+    ids = (seism / "val.txt").read_text().split()
+    theirs = np.stack([np.loadtxt(seism / f"val_fop_{k / 100:.2f}.txt") for k in range(1, 100)], axis=1)
+    ds = BSDS500(bsds_root)
+    files = sorted(ucm_dir.glob("*.mat"))
+    assert len(files) == 10
+    for f in files:
+        r = evaluate_image(load_result(f, "ucm2"), ds.ground_truth("val", f.stem), boundary=False).region
+        ours = np.stack([fmeasure(r.fop_recall, r.fop_precision), r.fop_precision, r.fop_recall], axis=1)
+        np.testing.assert_allclose(ours, theirs[ids.index(f.stem)], rtol=0, atol=1e-6, err_msg=f.stem)

@@ -30,6 +30,7 @@ COLUMNS = (
     ("covering_ods", "cover ODS", True), ("covering_ois", "cover OIS", True),
     ("pri_ods", "PRI ODS", True), ("pri_ois", "PRI OIS", True),
     ("voi_ods", "VOI ODS", False), ("voi_ois", "VOI OIS", False),
+    ("fop_ods", "Fop ODS", True), ("fop_ois", "Fop OIS", True),
     ("gce_ods", "GCE", False), ("lce_ods", "LCE", False), ("bde_ods", "BDE", False),
 )
 

@@ -31,7 +31,12 @@ def _print_summary(summary: dict, recipe: str, split: str) -> None:
         out.print(f"hierarchy (ODS / OIS): covering {r['covering']['ods']:.4f} / {r['covering']['ois']:.4f} "
                   f"(best {r['covering']['best']:.4f}), PRI {r['pri']['ods']:.4f} / {r['pri']['ois']:.4f}, "
                   f"VOI {r['voi']['ods']:.4f} / {r['voi']['ois']:.4f}, boundary F {b['ods']['f']:.4f} / "
-                  f"{b['ois']['f']:.4f}", markup=False)
+                  f"{b['ois']['f']:.4f}" + _fop(r), markup=False)
+
+
+def _fop(region: dict) -> str:
+    f = region.get("fop")  # summaries written before Fop have none
+    return f", Fop {f['ods']:.4f} / {f['ois']:.4f}" if f else ""
 
 
 _Bsds = Annotated[Optional[Path], typer.Option(

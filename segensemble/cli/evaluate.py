@@ -63,10 +63,10 @@ def evaluate(
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
         return
     cols = ["threshold", "recall", "precision", "f"]
-    cols += ["covering", "pri", "voi", "gce", "lce", "bde"] if ev.region is not None else []
+    cols += ["covering", "pri", "voi", "gce", "lce", "bde", "fop"] if ev.region is not None else []
     table = Table()
-    for name in ["t", "R", "P", "F", "covering", "PRI", "VOI", "GCE", "LCE", "BDE"][: len(cols)]:
-        table.add_column(name, no_wrap=True, min_width=max(7, len(name)))  # ten columns: never cut to "0.64…"
+    for name in ["t", "R", "P", "F", "covering", "PRI", "VOI", "GCE", "LCE", "BDE", "Fop"][: len(cols)]:
+        table.add_column(name, no_wrap=True, min_width=max(7, len(name)))  # 11 columns: never cut to "0.64…"
     for row in rows:
         table.add_row(*[f"{row[c]:.4g}" if c == "threshold" else f"{row[c]:.4f}" for c in cols])
     out.print(table)
@@ -91,7 +91,8 @@ def print_scores(summary: dict) -> None:
         rg = summary["region"]
         table.add_row("covering", f"{rg['covering']['ods']:.4f}", f"{rg['covering']['ois']:.4f}",
                       f"{rg['covering']['best']:.4f}", f"{rg['covering']['ods_threshold']:.4g}")
-        for key, name in (("pri", "PRI"), ("voi", "VOI"), ("gce", "GCE"), ("lce", "LCE"), ("bde", "BDE (px)")):
+        for key, name in (("pri", "PRI"), ("voi", "VOI"), ("fop", "Fop"), ("gce", "GCE"), ("lce", "LCE"),
+                          ("bde", "BDE (px)")):
             if key in rg:
                 m = rg[key]
                 table.add_row(name, f"{m['ods']:.4f}", f"{m['ois']:.4f}", "", f"{m['ods_threshold']:.4g}")

@@ -7,6 +7,7 @@ from segensemble.evaluation.consistency import (
     global_consistency_error,
     local_consistency_error,
 )
+from segensemble.evaluation.objects_parts import objects_and_parts
 from segensemble.evaluation.projective import ensemble_f1, projective_f1
 from segensemble.evaluation.stability import ensemble_stability, jaccard_index, normalized_mutual_information
 from segensemble.evaluation.regions import (
@@ -32,6 +33,7 @@ __all__ = [
     "jaccard_index",
     "local_consistency_error",
     "normalized_mutual_information",
+    "objects_and_parts",
     "image_region_result",
     "probabilistic_rand_index",
     "projective_f1",

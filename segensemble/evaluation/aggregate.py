@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from segensemble.evaluation.curves import average_precision, fmeasure, interpolated_max_f, recall_at_precision
+from segensemble.evaluation.objects_parts import objects_and_parts_summary
 from segensemble.evaluation.regions import RegionCounts
 
 __all__ = [
@@ -46,6 +47,8 @@ class ImageRegionResult:
     gce: np.ndarray | None = None  # the fusion literature's measures (None in results stored before them)
     lce: np.ndarray | None = None
     bde: np.ndarray | None = None
+    fop_precision: np.ndarray | None = None  # objects-and-parts precision / recall (None in older results)
+    fop_recall: np.ndarray | None = None
 
     def to_dict(self) -> dict:
         return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
@@ -77,7 +80,7 @@ def image_region_result(thresholds, counts: list[RegionCounts]) -> ImageRegionRe
         pri=np.array([c.pri for c in counts]),
         voi=np.array([c.voi for c in counts]),
         cntR_best=float(np.sum(counts[0].gt_areas * best)),
-        **{k: np.array([getattr(c, k) for c in counts]) for k in EXTRA_MEASURES},
+        **{k: np.array([getattr(c, k) for c in counts]) for k in EXTRA_MEASURES + FOP},
     )
 
 
@@ -106,7 +109,7 @@ class RegionSummary:
     voi_ois: float
     per_image: list = field(default_factory=list)  # (best_t, best_covering, precision_at_best_t)
     best_index: list = field(default_factory=list)  # per image, the index of best_t among the thresholds
-    extra: dict = field(default_factory=dict)  # 'gce' / 'lce' / 'bde' -> {'ods', 'ods_threshold', 'ois'}
+    extra: dict = field(default_factory=dict)  # 'gce' / 'lce' / 'bde' / 'fop' -> {'ods', 'ods_threshold', 'ois'}
 
     def to_dict(self) -> dict:
         return {
@@ -120,10 +123,15 @@ class RegionSummary:
 
 #: Region measures beside the official ones, lower is better (:mod:`segensemble.evaluation.consistency`).
 EXTRA_MEASURES = ("gce", "lce", "bde")
+#: Objects-and-parts precision and recall per threshold (:mod:`segensemble.evaluation.objects_parts`).
+FOP = ("fop_precision", "fop_recall")
 
 
 def _extra_summary(results: list[ImageRegionResult], ods: int, ois: list[int]) -> dict:
     """GCE, LCE and BDE at covering's ODS threshold (dataset mean) and at every image's covering-best one (OIS).
+
+    Objects-and-parts F has its own ODS and OIS
+    (:func:`~segensemble.evaluation.objects_parts.objects_and_parts_summary`).
 
     Their own minimum would pick a degenerate cut: GCE and LCE are 0 whenever
     one map refines the other, so one region (or one region per pixel) scores
@@ -136,6 +144,10 @@ def _extra_summary(results: list[ImageRegionResult], ods: int, ois: list[int]) -
             continue
         out[k] = {"ods": float(np.mean([v[ods] for v in per])), "ods_threshold": float(results[0].thresholds[ods]),
                   "ois": float(np.mean([v[i] for v, i in zip(per, ois)]))}
+    if all(r.fop_precision is not None for r in results):
+        f = objects_and_parts_summary([r.fop_precision for r in results], [r.fop_recall for r in results])
+        f["ods_threshold"] = float(results[0].thresholds[f.pop("ods_threshold_index")])
+        out["fop"] = f
     return out
 
 
@@ -162,7 +174,7 @@ def official_rounding(r: ImageRegionResult) -> ImageRegionResult:
     return ImageRegionResult(
         thresholds=_g(r.thresholds), cntR=_g(r.cntR), sumR=_g(r.sumR), cntP=_g(r.cntP),
         sumP=_g(r.sumP), pri=_g(r.pri), voi=_g(r.voi), cntR_best=float(_g(r.cntR_best)),
-        gce=r.gce, lce=r.lce, bde=r.bde,
+        gce=r.gce, lce=r.lce, bde=r.bde, fop_precision=r.fop_precision, fop_recall=r.fop_recall,
     )
 
 

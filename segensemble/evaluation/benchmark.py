@@ -168,7 +168,7 @@ class ImageEvaluation:
         )
 
     def scores(self, k: int = 0) -> dict:
-        """Scores at threshold ``k``: covering, PRI, VOI, GCE, LCE, BDE, boundary recall, precision and F.
+        """Scores at threshold ``k``: covering, PRI, VOI, GCE, LCE, BDE, Fop, boundary recall, precision and F.
 
         Examples
         --------
@@ -188,6 +188,9 @@ class ImageEvaluation:
             r = self.region
             out.update(covering=float(r.cntR[k] / r.sumR[k]), pri=float(r.pri[k]), voi=float(r.voi[k]))
             out.update({m: float(getattr(r, m)[k]) for m in ("gce", "lce", "bde") if getattr(r, m) is not None})
+            if r.fop_precision is not None:
+                p, rc = float(r.fop_precision[k]), float(r.fop_recall[k])
+                out.update(fop=float(fmeasure(rc, p)), fop_precision=p, fop_recall=rc)
         return out
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
 from segensemble.evaluation.contingency import _check_gts, _contingency, contingency_table
+from segensemble.evaluation.objects_parts import _precision_recall
 
 __all__ = [
     "contingency_table",
@@ -133,6 +134,8 @@ class RegionCounts:
         Global and local consistency error and boundary displacement error
         (pixels), averaged over annotations
         (:mod:`segensemble.evaluation.consistency`).
+    fop_precision, fop_recall : float
+        Objects-and-parts precision and recall (:mod:`segensemble.evaluation.objects_parts`).
     """
 
     cntR: float
@@ -146,6 +149,8 @@ class RegionCounts:
     gce: float = float("nan")
     lce: float = float("nan")
     bde: float = float("nan")
+    fop_precision: float = float("nan")
+    fop_recall: float = float("nan")
 
 
 def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool = True) -> RegionCounts:
@@ -154,10 +159,12 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool 
     gt_best, gt_area = [], []
     ri_sum = voi_sum = gce_sum = lce_sum = 0.0
     seg_area = None
+    tables = []
     for g in gts:
         n = _contingency(s, g)
         if hasattr(n, "toarray"):
             n = n.toarray()
+        tables.append(n)
         ri, voi = _ri_voi(n)
         gce, lce = consistency_errors(n) if consistency else (np.nan, np.nan)
         ri_sum += ri
@@ -179,6 +186,7 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool 
     if consistency:
         mine = boundary_maps([s])[0]
         bde = np.mean([displacement(mine, g) for g in (gt_maps or boundary_maps(gts))])
+    fop_p, fop_r = _precision_recall(tables)
     return RegionCounts(
         cntR=float(np.sum(area * best)),
         sumR=float(area.sum()),
@@ -191,6 +199,8 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool 
         gce=gce_sum / len(gts),
         lce=lce_sum / len(gts),
         bde=float(bde),
+        fop_precision=fop_p,
+        fop_recall=fop_r,
     )
 
 
