@@ -130,6 +130,18 @@ def test_bad_options(tmp_path, small_results):
     assert result.exit_code == 2 and "results_dir" in result.stderr
 
 
+def test_evaluate_summary_gives_the_curve_scores_of_one_image(bsds_bench):
+    args = ["evaluate", str(bsds_bench / "ucm2" / "2018.mat"), "--gt", str(bsds_bench / "groundTruth" / "2018.mat"),
+            "--nthresh", "9", "--summary"]
+    result = runner.invoke(app, args + ["--json"])
+    assert result.exit_code == 0, result.output
+    s = json.loads(result.stdout)
+    assert s["n_images"] == 1 and 0 < s["boundary"]["r50"] <= 1 and 0 < s["boundary"]["ods"]["f"] <= 1
+    assert 0 < s["region"]["fop"]["ods"] == s["region"]["fop"]["ois"] <= 1  # one image: ODS is its OIS
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0 and "R50" in table.stdout and "Fop" in table.stdout and "1 image\n" in table.stdout
+
+
 def test_evaluate_ucm2_rows_per_threshold(bsds_bench):
     result = runner.invoke(app, ["evaluate", str(bsds_bench / "ucm2" / "2018.mat"), "--gt",
                                  str(bsds_bench / "groundTruth" / "2018.mat"), "--nthresh", "5", "--json"])

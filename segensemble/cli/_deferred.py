@@ -40,7 +40,7 @@ def pipeline():
 
 
 def evaluation():
-    """:mod:`segensemble.evaluation` with ``benchmark``, ``correspond`` and ``plot``.
+    """:mod:`segensemble.evaluation` with ``aggregate``, ``benchmark``, ``correspond`` and ``plot``.
 
     Examples
     --------
@@ -48,6 +48,7 @@ def evaluation():
     0.0075
     """
     import segensemble.evaluation as module
+    import segensemble.evaluation.aggregate  # noqa: F401
     import segensemble.evaluation.benchmark  # noqa: F401
     import segensemble.evaluation.correspond  # noqa: F401
     import segensemble.evaluation.plot  # noqa: F401

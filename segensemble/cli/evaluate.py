@@ -34,6 +34,8 @@ def evaluate(
     nthresh: NThresh = 99,
     kind: Annotated[ResultKind, typer.Option("--kind", help="What the result file holds.")] = ResultKind.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    summary: Annotated[bool, typer.Option("--summary", help="The image's own curve summary instead of one row per "
+                                          "threshold: ODS/OIS/AP/R50, region ODS/OIS, Fop (as 'score').")] = False,
     max_dist: MaxDist = 0.0075,
     thin: Thin = True,
     nms: Nms = False,
@@ -49,6 +51,7 @@ def evaluate(
       segensemble evaluate fused.png --gt groundTruth/val/3096.mat
       segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --nthresh 99 --json
       segensemble evaluate hed/3096.png --kind boundary --nms --gt groundTruth/val/3096.mat
+      segensemble evaluate 3096_ucm2.mat --gt groundTruth/val/3096.mat --summary --json
     """
     kind = ResultKind.boundary if nms and kind is ResultKind.auto else kind  # --nms: the result is a soft map
     result = evaluation().benchmark.load_result(seg, kind.value, max_pixels=max_pixels)
@@ -58,6 +61,9 @@ def evaluate(
     _check_max_dist(max_dist)
     ev = evaluation().benchmark.evaluate_image(result, truth, nthresh=nthresh, max_dist=max_dist, thin=thin, nms=nms,
                                                region=result.kind != "boundary" and bool(truth.segmentations))
+    if summary:
+        _print_image_summary(ev, as_json)
+        return
     rows = [{"threshold": float(t), **ev.scores(k)} for k, t in enumerate(ev.boundary.thresholds)]
     if as_json:
         out.print(json.dumps(rows if len(rows) > 1 else rows[0], indent=1), markup=False)
@@ -72,13 +78,26 @@ def evaluate(
     out.print(table)
 
 
+def _print_image_summary(ev, as_json: bool) -> None:
+    """One image scored as a dataset of one: the summary ``score`` writes, as JSON or its table."""
+    agg = evaluation().aggregate
+    s = {"n_images": 1, "boundary": agg.collect_boundaries([ev.boundary]).to_dict()}
+    if ev.region is not None:
+        s["region"] = agg.collect_regions([ev.region]).to_dict()
+    if as_json:
+        out.print(json.dumps(s, indent=1), markup=False)
+    else:
+        print_scores(s)
+
+
 def _check_max_dist(max_dist: float) -> None:
     evaluation().correspond.check_max_dist(max_dist, "--max-dist")
 
 
 def print_scores(summary: dict) -> None:
     """The dataset table of a ``score`` summary: ODS / OIS / AP or best, per measure."""
-    table = Table(title=f"{summary['n_images']} images", title_justify="left")
+    n = summary["n_images"]
+    table = Table(title=f"{n} image{'' if n == 1 else 's'}", title_justify="left")
     for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
         table.add_column(col)
     if "boundary" in summary:
