@@ -29,7 +29,11 @@ def mirkin_distance_matrix(ensemble) -> np.ndarray:
     D = np.zeros((m, m))
     for a in range(m):
         for b in range(a + 1, m):
-            joint = np.bincount(L[:, a].astype(np.int64) * ks[b] + L[:, b], weights=w, minlength=ks[a] * ks[b])
+            code = L[:, a].astype(np.int64) * ks[b] + L[:, b]
+            if ks[a] * ks[b] <= 4 * len(code) + 1024:
+                joint = np.bincount(code, weights=w, minlength=ks[a] * ks[b])
+            else:  # many labels (a colour PNG): only the pairs that occur, never ka x kb cells
+                joint = np.bincount(np.unique(code, return_inverse=True)[1], weights=w)
             D[a, b] = D[b, a] = self_sq[a] + self_sq[b] - 2 * np.sum(joint**2)
     return D
 

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from segensemble.constraints import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, seed_from
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import _top_singular_vectors, eigengap_n_clusters
@@ -113,7 +113,8 @@ class SDP(ConsensusClusterer):
         Burer–Monteiro augmented Lagrangian, for thousands of atoms;
         ``'auto'``: SCS up to ``AUTO_SCS_OBJECTS`` objects, and up to
         ``AUTO_SCS_DENSE_OBJECTS`` when the low-rank factor would have at
-        least n / 2 columns; else low-rank.
+        least n / 2 columns; else low-rank. Objects with identical label rows
+        are solved as one (weights summed), so n counts distinct rows.
     rounding : {'wta', 'kmeans'}, default 'wta'
         Winner-takes-all on K pivots of the rank-K projection (the paper's
         rounding, :func:`winner_takes_all`), or weighted k-means on the rows
@@ -165,6 +166,11 @@ class SDP(ConsensusClusterer):
     >>> est.labels_.tolist(), est.solver_
     ([0, 0, 1, 1], 'scs')
     """
+
+    #: The relaxation is exact for weighted atoms, but a numerical solver is not: an object of weight w and w
+    #: copies of it would be two problems, which SCS solves to slightly different points, and a near-tie in the
+    #: rounding can then fall either way. Both are solved as the same collapsed problem.
+    capabilities = Capabilities(distinct_rows=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,

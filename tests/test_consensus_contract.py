@@ -53,6 +53,7 @@ def test_identical_members_give_back_that_labelling(name, seed, k):
 @given(seed=st.integers(0, 10_000))
 @example(seed=1371)  # dwh: two equally good matchings, once told apart by rounding noise in the overlaps
 @example(seed=1437)
+@example(seed=229)  # sdp: SCS solved the weighted and the copied problem to points either side of a rounding tie
 def test_weights_equal_duplicated_objects(name, seed):
     rng = np.random.default_rng(seed)
     L = _ensemble(seed, n=15)

@@ -71,6 +71,18 @@ def test_mirkin_distance_matches_pair_counting():
     assert D[0, 1] == disagree
 
 
+def test_mirkin_distance_with_many_labels_counts_only_the_pairs_that_occur():
+    # 60 objects, members of 40-60 labels: ka x kb cells (up to 3 600) above 4 n + 1 024, the sparse path
+    rng = np.random.default_rng(3)
+    L = np.stack([rng.permutation(60), rng.integers(0, 40, 60), rng.permutation(60) // 1], axis=1)
+    w = rng.integers(1, 4, 60).astype(float)
+    D = mirkin_distance_matrix(Ensemble.from_labels(L, w))
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        x, y = L[:, a], L[:, b]
+        same = (x[:, None] == x[None, :]) != (y[:, None] == y[None, :])
+        assert D[a, b] == pytest.approx(float(w @ same @ w))
+
+
 def test_em_memberships_and_likelihood():
     L, z = rpm_ensemble(200, 8, 3, 0.3, rng=2)
     est = consensus.get("em")(n_clusters=3).fit(L)

@@ -86,9 +86,11 @@ def test_scs_refuses_large_problems_naming_the_alternative(monkeypatch):
 
 def test_auto_solver_picks_by_size():
     small, _ = rpm_ensemble(20, 4, 2, 0.2, rng=0)
-    large, _ = rpm_ensemble(300, 4, 2, 0.2, rng=0)
+    large, _ = rpm_ensemble(300, 12, 2, 0.2, rng=0)  # 103 distinct label rows (the size the solver sees)
     assert SDP(n_clusters=2).fit(small).solver_ == "scs"
     assert SDP(n_clusters=2).fit(large).solver_ == "lowrank"
+    few, _ = rpm_ensemble(300, 4, 2, 0.2, rng=0)  # at most 2^4 distinct rows: a small problem, whatever n
+    assert SDP(n_clusters=2).fit(few).solver_ == "scs"
 
 
 def test_auto_solver_takes_scs_when_the_low_rank_factor_would_be_wide():
