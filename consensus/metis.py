@@ -14,7 +14,11 @@ from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.coassociation import _resolve_k
 
-__all__ = ["CSPA", "HGPA", "MCLA", "metis_partition"]
+__all__ = ["CSPA", "CSPA_COPIES_LIMIT", "HGPA", "MCLA", "metis_partition"]
+
+#: CSPA partitions one vertex per object copy up to this many copies (the graph has up to copies^2 edges:
+#: 12 M and 1.6 s for 5 000 objects of the random perturbation model).
+CSPA_COPIES_LIMIT = 5000
 
 
 def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int = 0) -> np.ndarray:
@@ -128,9 +132,19 @@ class CSPA(_MetisConsensus):
 
     METIS partitions the similarity graph of the objects, edge weights being
     the co-association (fraction of members that put two objects together),
-    vertex weights the object weights, into K balanced parts. Pairwise: needs
-    the dense co-association of the (collapsed) objects, so it refuses more
-    than :data:`segensemble.ensemble.DENSE_OBJECT_LIMIT` objects.
+    into K balanced parts. As in the paper every object is a vertex: objects
+    with identical label rows (or integer weights, counted as copies) are
+    expanded back into one vertex per copy when there are at most
+    :data:`CSPA_COPIES_LIMIT` copies, and each collapsed object takes the
+    part most of its copies fall in. (Partitioning the collapsed objects as
+    weighted vertices instead departs from the paper: METIS must then balance
+    a few heavy vertices, and on the digits members of
+    ``benchmarks/consensus_quality.py`` ARI fell from 0.756 to 0.223.) Above
+    that many copies, or with fractional weights (image atoms weighted by
+    pixel counts), the collapsed objects are the vertices, weighted by their
+    weights. Pairwise: needs the dense co-association of the collapsed
+    objects, so it refuses more than
+    :data:`segensemble.ensemble.DENSE_OBJECT_LIMIT` of them.
 
     Parameters
     ----------
@@ -152,9 +166,16 @@ class CSPA(_MetisConsensus):
     """
 
     def _fit(self, ensemble):
-        X = ensemble.coassociation()
-        return metis_partition(sp.csr_matrix(X), self._k(ensemble), vertex_weights=ensemble.weights,
-                               seed=self._seed())
+        X = sp.csr_matrix(ensemble.coassociation())
+        k, w = self._k(ensemble), ensemble.weights
+        copies = np.round(w).astype(np.int64)
+        if not np.array_equal(copies, w) or copies.sum() > CSPA_COPIES_LIMIT:
+            return metis_partition(X, k, vertex_weights=w, seed=self._seed())
+        owner = np.repeat(np.arange(len(w)), copies)  # one vertex per copy, as the paper's graph
+        part = metis_partition(X[owner][:, owner], k, seed=self._seed())
+        votes = np.zeros((len(w), k))
+        np.add.at(votes, (owner, part), 1)
+        return np.argmax(votes, axis=1)  # ties: the lowest part
 
 
 @REGISTRY.register("hgpa")
