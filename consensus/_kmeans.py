@@ -18,14 +18,24 @@ import scipy.sparse as sp
 __all__ = ["weighted_kmeans"]
 
 
+#: Rows per block when the metric's row norms are computed (a block of X G: _BLOCK x D floats).
+_BLOCK = 16384
+
+
+def _row_norms(X, G):
+    XG = X @ G if G is not None else X
+    return np.asarray(X.multiply(XG).sum(axis=1)).ravel()
+
+
 class _Space:
     def __init__(self, X, G=None):
         self.X = X
         self.sparse = sp.issparse(X)
         self.G = G
-        if self.sparse:
-            XG = X @ G if G is not None else X
-            self.row_norms = np.asarray(X.multiply(XG).sum(axis=1)).ravel()
+        if self.sparse:  # in row blocks: X G is dense (n x D), never formed whole
+            X = X.tocsr()
+            self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, X.shape[0], _BLOCK)]
+                                            or [np.zeros(0)])
         else:
             self.row_norms = (X**2).sum(axis=1)
 
@@ -49,6 +59,10 @@ class _Space:
             M = np.asarray(Z @ self.X)
         return M / np.maximum(tot, 1e-300)[:, None]
 
+    def distances(self, M):
+        """(n, K) squared distances of every object to every centre."""
+        return self.centre_norms(M)[None, :] - 2 * self.cross(M) + self.row_norms[:, None]
+
     def rows(self, idx):
         r = self.X[idx]
         return r.toarray() if self.sparse else np.asarray(r)
@@ -56,21 +70,20 @@ class _Space:
 
 def _lloyd(space, w, labels, k, max_iter):
     labels = labels.copy()
+    every = np.arange(len(labels))
     for _ in range(max_iter):
-        M = space.means(labels, w, k)
-        d = space.centre_norms(M)[None, :] - 2 * space.cross(M) + space.row_norms[:, None]
+        d = space.distances(space.means(labels, w, k))
         new = np.argmin(d, axis=1)
         sizes = np.bincount(new, weights=w, minlength=k)
         for c in np.flatnonzero(sizes == 0):  # re-seed an empty cluster with the worst-fitting object
-            far = int(np.argmax(d[np.arange(len(new)), new]))
+            far = int(np.argmax(d[every, new]))
             new[far] = c
             d[far, :] = -np.inf
         if np.array_equal(new, labels):
             break
         labels = new
-    M = space.means(labels, w, k)
-    d = space.centre_norms(M)[None, :] - 2 * space.cross(M) + space.row_norms[:, None]
-    inertia = float(np.sum(w * np.maximum(d[np.arange(len(labels)), labels], 0)))
+    d = space.distances(space.means(labels, w, k))
+    inertia = float(np.sum(w * np.maximum(d[every, labels], 0)))
     return labels, inertia
 
 

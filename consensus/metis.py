@@ -62,10 +62,10 @@ def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int =
     ew = np.maximum(1, np.round(1000 * A.data / A.data.max())).astype(np.int64)
     vw = None
     if vertex_weights is not None:
-        vw = np.maximum(0, np.round(np.asarray(vertex_weights, dtype=np.float64))).astype(np.int64).tolist()
+        vw = np.maximum(0, np.round(np.asarray(vertex_weights, dtype=np.float64))).astype(np.int64)
     with _quiet_c_stdout():  # METIS prints "***Cannot bisect a graph with 0 vertices!" for parts it leaves empty
-        result = pymetis.part_graph(
-            n_parts, pymetis.CSRAdjacency(A.indptr.tolist(), A.indices.tolist()), eweights=ew.tolist(),
+        result = pymetis.part_graph(  # arrays, not lists: no Python int per edge (2 GB at 10^7 edges)
+            n_parts, pymetis.CSRAdjacency(A.indptr.astype(np.int64), A.indices.astype(np.int64)), eweights=ew,
             vweights=vw, options=pymetis.Options(seed=int(seed)),
         )
     return np.asarray(result.vertex_part, dtype=np.int64)
