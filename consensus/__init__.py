@@ -34,6 +34,17 @@ def soft_methods() -> list[str]:
     return [name for name in available() if get(name).capabilities.soft]
 
 
+def abstaining_methods() -> list[str]:
+    """Registered methods that accept members leaving objects unlabelled (``-1``; :mod:`segensemble.abstentions`).
+
+    Examples
+    --------
+    >>> "kcc" in abstaining_methods(), "vote" in abstaining_methods()
+    (True, False)
+    """
+    return [name for name in available() if get(name).capabilities.abstain]
+
+
 def make(name: str, n_clusters="auto", *, random_state=None, **params):
     """An estimator of the registered method ``name``; ``random_state`` is passed only to randomised methods.
 
@@ -67,6 +78,7 @@ from segensemble.consensus.eac import EAC  # noqa: E402
 from segensemble.consensus.merging import BoundaryMerge  # noqa: E402
 from segensemble.consensus.metis import CSPA, HGPA, MCLA  # noqa: E402
 from segensemble.consensus.mixture import EM  # noqa: E402
+from segensemble.consensus.nmf import NMFConsensus  # noqa: E402
 from segensemble.consensus.pce import CBPCE, ECBPCE, ProjectiveEnsemble  # noqa: E402
 from segensemble.consensus.sccc import SCCC  # noqa: E402
 from segensemble.consensus.sdp import SDP  # noqa: E402
@@ -74,8 +86,8 @@ from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confide
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "SCCC", "SDP", "Spectral",
+    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "NMFConsensus", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
-    "get", "make", "register", "soft_methods", "Capabilities",
+    "get", "make", "register", "soft_methods", "abstaining_methods", "Capabilities",
 ]

@@ -94,7 +94,7 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     >>> red.weights.tolist(), inv.tolist()
     ([2.0, 1.0], [0, 0, 1])
     """
-    key = signature_codes([ensemble.labels[:, j] for j in range(ensemble.n_members)])
+    key = signature_codes([ensemble.labels[:, j] + 1 for j in range(ensemble.n_members)])  # abstaining (-1) too
     inverse, _ = canonical_codes(key)
     n = int(inverse.max()) + 1
     first = np.full(n, len(inverse), dtype=np.int64)
@@ -125,6 +125,10 @@ class Capabilities:
         A heuristic solver that must see identical objects once: ``fit`` runs
         ``_fit`` on the ensemble with duplicate rows collapsed (weights
         summed), so an object of weight w and w copies are the same problem.
+    abstain : bool
+        Accepts members that leave objects unlabelled (``-1``;
+        :mod:`segensemble.abstentions`), with the meaning its docstring
+        states; the others refuse such ensembles in ``fit``.
 
     Examples
     --------
@@ -138,6 +142,7 @@ class Capabilities:
     feature_weights: bool = False
     uses_image: bool = False
     distinct_rows: bool = False
+    abstain: bool = False
 
 
 class FitResult(NamedTuple):
@@ -208,6 +213,9 @@ class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
         except (ValueError, TypeError) as exc:
             raise InputError(str(exc).replace("\n", " ")) from exc
         ens = as_ensemble(X, sample_weight)
+        if ens.abstains and not self.capabilities.abstain:
+            raise InputError(f"X: some members leave objects unlabelled (-1 or NaN); {type(self).__name__} cannot use "
+                             "such members (segensemble.consensus.abstaining_methods() lists the methods that can)")
         k = getattr(self, "n_clusters", None)
         if isinstance(k, (int, np.integer)) and k > ens.n_objects:
             raise InputError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import Capabilities, ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
@@ -42,9 +42,12 @@ class HBGF(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
+    #: A member that leaves an object unlabelled has no edge to it (m counts the members that label something).
+    capabilities = Capabilities(abstain=True)
+
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
+        H, w, m = ensemble.incidence, ensemble.weights, np.count_nonzero(ensemble.n_clusters)  # members that speak
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)
         # pixel-level normalised biadjacency: rows 1/sqrt(m), columns 1/sqrt(d2); atoms scaled by sqrt(w)
         An = H.multiply(np.sqrt(w)[:, None]).multiply(1.0 / np.sqrt(m * d2)[None, :]).tocsr()
@@ -60,8 +63,8 @@ class HBGF(ConsensusClusterer):
         coo = H.tocoo()
         inits = []
         for z in _member_inits(ensemble, k, 3):
-            votes = np.zeros((d, k))
-            np.add.at(votes, (coo.col, z[coo.row]), w[coo.row])
+            # each cluster node's weighted votes, summed in entry order (np.add.at's order, without its slow path)
+            votes = np.bincount(coo.col * k + z[coo.row], weights=w[coo.row], minlength=d * k).reshape(d, k)
             inits.append(np.concatenate([z, np.argmax(votes, axis=1)]))
         labels, self.inertia_ = weighted_kmeans(Z, weights, k, init_labels=inits)
         self.cluster_labels_ = labels[ensemble.n_objects :]

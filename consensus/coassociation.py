@@ -108,7 +108,8 @@ def _top_singular_vectors(A, k):
 
 
 def _member_inits(ensemble, k, n_init):
-    return [ensemble.labels[:, j] for j in range(ensemble.n_members) if ensemble.n_clusters[j] == k][:n_init]
+    return [ensemble.labels[:, j] for j in range(ensemble.n_members)  # members that label every object
+            if ensemble.n_clusters[j] == k and ensemble.labels[:, j].min() >= 0][:n_init]
 
 
 def _kmeans(est, X, ensemble, k, G=None):
@@ -130,10 +131,11 @@ class _KMeansConsensus(ConsensusClusterer):
     """Shared parameters of the k-means based methods (Basic, KCC).
 
     Objects with identical label rows are one weighted point (summed weights): the same k-means, exactly, on
-    fewer points (about half as many at n = 10^6 under the random perturbation model).
+    fewer points (about half as many at n = 10^6 under the random perturbation model). A member that leaves an
+    object unlabelled has no indicator in its row of H: it pulls the object towards none of its clusters.
     """
 
-    capabilities = Capabilities(distinct_rows=True)
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
     _parameter_constraints: dict = dict(_COMMON)
 
     def __init__(self, n_clusters="auto", *, init="members", n_init=None, refine=False, random_state=None):
@@ -215,6 +217,8 @@ class Spectral(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
+    #: A member that leaves an object unlabelled adds nothing to its affinities (m counts the members that speak).
+    capabilities = Capabilities(abstain=True)
     _parameter_constraints: dict = {**_COMMON, "variant": [StrOptions({"normalized", "plain"})]}
 
     def __init__(self, n_clusters="auto", *, variant="normalized", init="members", n_init=None, refine=False,
@@ -228,7 +232,7 @@ class Spectral(ConsensusClusterer):
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
+        H, w, m = ensemble.incidence, ensemble.weights, np.count_nonzero(ensemble.n_clusters)  # members that speak
         if self.variant == "normalized":
             deg = np.asarray(H @ (H.T @ w)).ravel() / m  # pixel-level degree of every object
             scale = w / deg

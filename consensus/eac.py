@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from segensemble.constraints import StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer
 from segensemble.consensus._linkage import LINKAGES, lifetime_n_clusters, weighted_linkage
 from segensemble.graph.hierarchy import Hierarchy
 from segensemble.consensus._registry import REGISTRY
@@ -49,6 +49,9 @@ class EAC(ConsensusClusterer):
     >>> EAC(n_clusters=2).fit(L).labels_.tolist()
     [0, 0, 1, 1]
     """
+
+    #: Members that leave objects unlabelled: each pair's co-association counts the members that label both.
+    capabilities = Capabilities(abstain=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,

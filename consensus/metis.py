@@ -111,7 +111,9 @@ def _quiet_c_stdout():
 
 
 class _MetisConsensus(ConsensusClusterer):
-    capabilities = Capabilities(distinct_rows=True)
+    #: Abstaining members: CSPA's co-association counts the members that label both objects of a pair; HGPA's
+    #: and MCLA's hyperedges (clusters) simply do not contain the objects a member leaves unlabelled.
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "refine": REFINE, "random_state": ["random_state"]}
 
     def __init__(self, n_clusters="auto", *, refine=False, random_state=0):
@@ -252,7 +254,7 @@ class MCLA(_MetisConsensus):
     [0, 0, 1, 1]
     """
 
-    capabilities = Capabilities(soft=True, distinct_rows=True)
+    capabilities = Capabilities(soft=True, distinct_rows=True, abstain=True)
 
     def _fit(self, ensemble):
         H, w = ensemble.incidence, ensemble.weights

@@ -57,7 +57,9 @@ class EM(ConsensusClusterer):
     ([0, 0, 1, 1], (4, 2))
     """
 
-    capabilities = Capabilities(soft=True)
+    #: A member that leaves an object unlabelled is left out of that object's likelihood (missing at random),
+    #: and its label frequencies come from the objects it labels.
+    capabilities = Capabilities(soft=True, abstain=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
@@ -88,10 +90,17 @@ class EM(ConsensusClusterer):
             alpha = (tot + self.smoothing) / (tot.sum() + k * self.smoothing)
             logp = np.tile(np.log(alpha), (n, 1))
             for j in range(m):
-                counts = np.zeros((ks[j], k))
-                np.add.at(counts, L[:, j], Rw)
-                theta = (counts + self.smoothing) / (tot + ks[j] * self.smoothing)[None, :]
-                logp += np.log(theta)[L[:, j]]
+                lj, rj, tj, at = L[:, j], Rw, tot, slice(None)
+                if ks[j] == 0:  # a member that labels nothing
+                    continue
+                if lj.min() < 0:  # the objects this member labels
+                    at = lj >= 0
+                    lj, rj = lj[at], Rw[at]
+                    tj = rj.sum(axis=0)
+                # the responsibilities summed per label, in object order (as np.add.at, without its slow path)
+                counts = np.stack([np.bincount(lj, weights=rj[:, c], minlength=ks[j]) for c in range(k)], axis=1)
+                theta = (counts + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
+                logp[at] += np.log(theta)[lj]
             top = logp.max(axis=1, keepdims=True)
             lik = np.exp(logp - top)
             norm = lik.sum(axis=1, keepdims=True)

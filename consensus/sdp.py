@@ -170,7 +170,8 @@ class SDP(ConsensusClusterer):
     #: The relaxation is exact for weighted atoms, but a numerical solver is not: an object of weight w and w
     #: copies of it would be two problems, which SCS solves to slightly different points, and a near-tie in the
     #: rounding can then fall either way. Both are solved as the same collapsed problem.
-    capabilities = Capabilities(distinct_rows=True)
+    #: A member that leaves an object unlabelled adds nothing to that object's row of S = sum_j Z_j Z_j^T.
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,

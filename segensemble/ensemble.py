@@ -7,25 +7,18 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from segensemble.abstentions import ABSTAIN, check_member_labels, coassociation_with_abstentions, member_codes
 from segensemble.segmentation import signature_codes
 from segensemble.validation import check_image, check_label_map, check_member_weights, check_weights, describe_value
 from segensemble.errors import InputError
 from segensemble.segmentation import Segmentation, canonical_codes
-from segensemble.features import pixel_feature_names, pixel_features
+from segensemble.features import group_means as _aggregate_mean, pixel_feature_names, pixel_features
 
 __all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
 
 #: Largest number of objects for which an n x n dense matrix is formed
 #: (16000^2 float64 values = 2 GB).
 DENSE_OBJECT_LIMIT = 16000
-
-
-def _aggregate_mean(index: np.ndarray, n_groups: int, weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Mean of ``values`` (N, d) over the groups of ``index`` (N,), as float64."""
-    agg = sp.csr_matrix(
-        (np.ones(len(index)), (index, np.arange(len(index)))), shape=(n_groups, len(index))
-    )
-    return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]
 
 
 class Ensemble:
@@ -40,7 +33,8 @@ class Ensemble:
     Parameters
     ----------
     labels : (n_objects, n_members) array of non-negative ints
-        Label of every object in every member.
+        Label of every object in every member; ``-1`` (or NaN) where the
+        member leaves the object unlabelled (:mod:`segensemble.abstentions`).
     weights : (n_objects,) array, optional
         Positive object weights (pixels per atom). Default: all ones. An object
         of weight w stands for w identical objects.
@@ -78,7 +72,7 @@ class Ensemble:
 
     def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None,
                  feature_names=None, image=None):
-        lab = check_label_map(labels, "labels", ndim=2)
+        lab = check_member_labels(labels, "labels")
         n, m = lab.shape
         w = np.ones(n) if weights is None else check_weights(weights, n)
         mem_in = memberships if memberships is not None else [None] * m
@@ -94,7 +88,10 @@ class Ensemble:
                         f"memberships[{j}]: expected ({n}, k) with k above every label of member {j}, "
                         f"got {describe_value(mem_in[j])}"
                     )
-            codes, old = canonical_codes(lab[:, j], None if mj is None else mj.shape[1])
+            if mj is not None and (lab[:, j] == ABSTAIN).any():
+                raise InputError(f"memberships[{j}]: member {j} abstains on some objects (-1); give its soft "
+                                 "memberships for every object, or no memberships")
+            codes, old = member_codes(lab[:, j], None if mj is None else mj.shape[1])
             cols.append(codes)
             mems.append(None if mj is None else mj[:, old])
         self.labels = np.stack(cols, axis=1).astype(np.int32)
@@ -305,7 +302,15 @@ class Ensemble:
         n, m = self.labels.shape
         cols = (self.labels + self.offsets[:-1][None, :]).ravel()
         rows = np.repeat(np.arange(n), m)
-        return sp.csr_matrix((np.ones(n * m), (rows, cols)), shape=(n, int(self.offsets[-1])))
+        if self.abstains:  # an abstaining member has no entry in that row
+            speaks = self.labels.ravel() != ABSTAIN
+            rows, cols = rows[speaks], cols[speaks]
+        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, int(self.offsets[-1])))
+
+    @cached_property
+    def abstains(self) -> bool:
+        """True when some member leaves some object unlabelled (``-1``; :mod:`segensemble.abstentions`)."""
+        return bool((self.labels == ABSTAIN).any())
 
     # ---------------------------------------------------------------- operations
     def _member_weights(self, member_weights) -> np.ndarray:
@@ -335,6 +340,8 @@ class Ensemble:
         [1.0, 0.5, 0.0]
         """
         v = np.asarray(v, dtype=np.float64)
+        if self.abstains:
+            raise InputError("X @ v is not a product through H when members abstain; use coassociation()")
         if v.shape[0] != self.n_objects:
             raise InputError(f"v: expected {self.n_objects} rows, got {describe_value(v)}")
         a = self._member_weights(member_weights)
@@ -359,6 +366,8 @@ class Ensemble:
                 "(e.g. 'basic', 'spectral') or fewer atoms"
             )
         a = self._member_weights(member_weights)
+        if self.abstains:  # each pair over the members that label both
+            return coassociation_with_abstentions(self.incidence, self.labels, self.n_clusters, a / a.sum())
         Hd = self.incidence.toarray() * np.sqrt(np.repeat(a / a.sum(), self.n_clusters))[None, :]
         return Hd @ Hd.T
 

@@ -15,6 +15,7 @@ from segensemble.validation import check_image, check_label_map
 from segensemble.errors import InputError
 
 __all__ = [
+    "group_means",
     "lab_colour",
     "texture_features",
     "pixel_features",
@@ -188,3 +189,17 @@ def region_means(features, labels) -> np.ndarray:
     counts = np.bincount(lab.ravel(), minlength=k).astype(np.float64)
     sums = np.stack([np.bincount(lab.ravel(), weights=f[:, :, c].ravel(), minlength=k) for c in range(f.shape[2])], 1)
     return sums / np.maximum(counts, 1)[:, None]
+
+
+def group_means(index: np.ndarray, n_groups: int, weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` (N, d) over the groups of ``index`` (N,) of sizes ``weights``, as float64.
+
+    Examples
+    --------
+    >>> group_means(np.array([0, 1, 0]), 2, np.array([2.0, 1.0]), np.array([[1.0], [5.0], [3.0]])).tolist()
+    [[2.0], [5.0]]
+    """
+    import scipy.sparse as sp
+
+    agg = sp.csr_matrix((np.ones(len(index)), (index, np.arange(len(index)))), shape=(n_groups, len(index)))
+    return np.asarray(agg @ values.astype(np.float64)) / weights[:, None]

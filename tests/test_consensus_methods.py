@@ -222,3 +222,16 @@ def test_metis_silencing_gives_standard_output_back_when_threads_overlap(capfd):
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
     os.write(1, b"still here\n")
     assert "still here" in capfd.readouterr().out
+
+
+def test_nmf_updates_never_increase_the_objective():
+    L, _ = rpm_ensemble(300, 6, 4, 0.4, rng=1)
+    objectives = [consensus.get("nmf")(n_clusters=4, max_iter=i, tol=0).fit(L).objective_ for i in range(1, 25)]
+    assert np.all(np.diff(objectives) <= 1e-12) and objectives[-1] < objectives[0]
+
+
+def test_nmf_factorises_an_exact_association_matrix():
+    # identical members: M = Z Z^T is itself Q S Q^T (Q = Z scaled, S diagonal); the fit reaches it
+    z = np.repeat([0, 1, 2], [5, 3, 7])
+    est = consensus.get("nmf")(n_clusters=3, tol=0, max_iter=300).fit(np.stack([z, z, z], axis=1))
+    assert adjusted_rand_score(z, est.labels_) == 1.0 and est.objective_ < 1e-3

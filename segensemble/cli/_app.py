@@ -189,7 +189,7 @@ class ConfidenceKind(str, Enum):
 #: The registered names, listed in --help without importing the registries (about 1.2 s) at every start-up;
 #: tests/test_pipeline_structure.py keeps them equal to ``consensus.available()`` and ``segmenters.available()``.
 CONSENSUS_METHODS = ("basic", "bestofk", "boem", "borda", "cbpce", "ccpivot", "cspa", "dwh", "eac", "ecbpce", "em",
-                     "hbgf", "hgpa", "kcc", "mcla", "merge", "sccc", "sdp", "spectral", "vote", "vote_product",
+                     "hbgf", "hgpa", "kcc", "mcla", "merge", "nmf", "sccc", "sdp", "spectral", "vote", "vote_product",
                      "vote_sum")
 SEGMENTERS = ("chanvese", "felzenszwalb", "graphcut", "kmeans", "meanshift", "ncut", "quickshift", "slic", "ucm",
               "watershed")
