@@ -15,6 +15,7 @@ from segensemble.validation import check_weights
 from segensemble.errors import InputError
 from segensemble.segmentation import canonical_codes, signature_codes
 from segensemble.consensus._refine import local_refinement
+from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from",
            "fill_docstring", "N_CLUSTERS",
@@ -214,8 +215,9 @@ class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
             raise InputError(str(exc).replace("\n", " ")) from exc
         ens = as_ensemble(X, sample_weight)
         if ens.abstains and not self.capabilities.abstain:
+            able = [name for name in REGISTRY.available() if REGISTRY.get(name).capabilities.abstain]
             raise InputError(f"X: some members leave objects unlabelled (-1 or NaN); {type(self).__name__} cannot use "
-                             "such members (segensemble.consensus.abstaining_methods() lists the methods that can)")
+                             f"such members; methods that can: {', '.join(able)}")
         k = getattr(self, "n_clusters", None)
         if isinstance(k, (int, np.integer)) and k > ens.n_objects:
             raise InputError(

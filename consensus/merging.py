@@ -23,6 +23,7 @@ from segensemble.graph.hierarchy import cut_hierarchy, merge_hierarchy  # noqa: 
 from segensemble.graph.adjacency import atom_adjacency
 from segensemble.graph.merger import RegionMerger
 from segensemble.consensus._registry import REGISTRY
+from segensemble.abstentions import separation_share
 from segensemble.errors import InputError
 from segensemble.validation import check_member_weights
 from segensemble.features import boundary_strength, lab_colour, standardise, texture_features
@@ -223,7 +224,8 @@ def region_merger(ensemble, gradient, *, member_weights=None, per_member: bool =
     pairs, length, vote, g = atom_adjacency(ensemble.index, ensemble.labels, gradient, member_weights=member_weights)
     border = [vote, g]
     if per_member:
-        border.append((ensemble.labels[pairs[:, 0]] != ensemble.labels[pairs[:, 1]]).astype(np.float64))
+        a, b = ensemble.labels[pairs[:, 0]], ensemble.labels[pairs[:, 1]]
+        border.append(((a != b) & (a >= 0) & (b >= 0)).astype(np.float64))  # an abstaining member separates nothing
     return RegionMerger(ensemble.n_objects, pairs, length, np.column_stack(border), sizes=ensemble.weights,
                         region_sums=image_statistics(ensemble, ensemble.image))
 
@@ -309,7 +311,9 @@ class BoundaryMerge(ConsensusClusterer):
     [0, 0, 1]
     """
 
-    capabilities = Capabilities(hierarchy=True, uses_image=True)
+    #: A member that leaves an atom unlabelled does not vote on its borders: the vote is the share of the members
+    #: that label both sides (0.5 where none does).
+    capabilities = Capabilities(hierarchy=True, uses_image=True, abstain=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "threshold": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
@@ -369,7 +373,7 @@ class BoundaryMerge(ConsensusClusterer):
                 )
             u, v = np.triu_indices(n, 1)
             pairs, length = np.stack([u, v], axis=1), ensemble.weights[u] * ensemble.weights[v]
-            strength = (ensemble.labels[u] != ensemble.labels[v]) @ weights
+            strength = separation_share(ensemble.labels[u], ensemble.labels[v], weights)
             return self._cut(n, merge_hierarchy(n, pairs, length, strength, sizes=ensemble.weights,
                                              min_size=self.min_size, size_penalty=self.size_penalty))
         if criterion == "learned":

@@ -16,14 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.segmentation import canonical_codes
+from segensemble.segmentation import ABSTAIN, member_codes
 from segensemble.validation import check_label_map
 
-__all__ = ["ABSTAIN", "check_member_labels", "member_codes", "coassociation_with_abstentions"]
-
-#: The label of an object a member does not label.
-ABSTAIN = -1
-
+__all__ = ["ABSTAIN", "check_member_labels", "check_someone_labels", "member_codes", "coassociation_with_abstentions", "separation_share"]
 
 def check_member_labels(labels, name: str = "labels") -> np.ndarray:
     """An (n_objects, n_members) label array as int64, with abstentions (``-1`` or NaN) as ``-1``.
@@ -56,23 +52,22 @@ def check_member_labels(labels, name: str = "labels") -> np.ndarray:
     return check_label_map(arr, name, ndim=2)
 
 
-def member_codes(column: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~segensemble.segmentation.canonical_codes` of one member, abstentions kept as ``-1``.
+def check_someone_labels(columns, shape) -> None:
+    """Refuse pixels that every member leaves unlabelled (``columns``: the members' raveled label maps).
 
     Examples
     --------
-    >>> codes, old = member_codes(np.array([7, -1, 2, 7]))
-    >>> codes.tolist(), old.tolist()
-    ([0, -1, 1, 0], [7, 2])
+    >>> check_someone_labels([np.array([0, -1, 1, -1]), np.array([0, 1, -1, -1])], (2, 2))
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: segmentations: pixel (1, 1) is unlabelled in every member; some member must ...
     """
-    speaks = column != ABSTAIN
-    if speaks.all():
-        return canonical_codes(column, n_labels)
-    codes = np.full(len(column), ABSTAIN, dtype=np.int32)
-    if not speaks.any():
-        return codes, np.zeros(0, dtype=np.int64)
-    codes[speaks], old = canonical_codes(column[speaks], n_labels)
-    return codes, old
+    nobody = np.logical_and.reduce([np.asarray(c) == ABSTAIN for c in columns])
+    if nobody.any():
+        r, c = divmod(int(np.argmax(nobody)), shape[1])
+        more = f" (and {int(nobody.sum()) - 1:,} more)" if nobody.sum() > 1 else ""
+        raise InputError(f"segmentations: pixel ({r}, {c}) is unlabelled in every member{more}; some member must "
+                         "label every pixel")
 
 
 def coassociation_with_abstentions(incidence, labels: np.ndarray, n_clusters, member_weights) -> np.ndarray:
@@ -94,3 +89,24 @@ def coassociation_with_abstentions(incidence, labels: np.ndarray, n_clusters, me
     Sd = (labels != ABSTAIN) * np.sqrt(a)[None, :]
     both = Sd @ Sd.T
     return np.divide(Hd @ Hd.T, both, out=np.zeros_like(both), where=both > 0)
+
+
+def separation_share(first: np.ndarray, second: np.ndarray, member_weights) -> np.ndarray:
+    """Weighted share of members that separate each pair of objects, over the members that label both.
+
+    ``first`` and ``second`` are the label rows (pairs, m) of the two objects
+    of every pair; without abstentions this is ``(first != second) @ w``. A
+    pair no member labels on both sides gets 0.5 (no evidence either way).
+
+    Examples
+    --------
+    >>> separation_share(np.array([[0, 0], [0, -1]]), np.array([[0, 1], [1, 1]]), np.array([0.5, 0.5])).tolist()
+    [0.5, 1.0]
+    """
+    w = np.asarray(member_weights, dtype=np.float64)
+    differ = first != second
+    if first.min(initial=0) >= 0 and second.min(initial=0) >= 0:
+        return differ @ w
+    both = (first != ABSTAIN) & (second != ABSTAIN)
+    said = both @ w
+    return np.divide((differ & both) @ w, said, out=np.full(len(said), 0.5), where=said > 0)

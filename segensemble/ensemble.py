@@ -7,7 +7,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from segensemble.abstentions import ABSTAIN, check_member_labels, coassociation_with_abstentions, member_codes
+from segensemble.abstentions import (ABSTAIN, check_member_labels, check_someone_labels, coassociation_with_abstentions,
+                                     member_codes)
 from segensemble.segmentation import signature_codes
 from segensemble.validation import check_image, check_label_map, check_member_weights, check_weights, describe_value
 from segensemble.errors import InputError
@@ -186,7 +187,8 @@ class Ensemble:
                     f"member {j} ({s.name or 'unnamed'}) is {s.shape}"
                 )
         cols = [s.labels.ravel() for s in segs]
-        key = signature_codes(cols)
+        check_someone_labels(cols, shape)
+        key = signature_codes([c + 1 for c in cols])  # +1: unlabelled pixels (-1) are one more value
         atom, _ = canonical_codes(key)
         n_atoms = int(atom.max()) + 1
         first = np.full(n_atoms, len(atom), dtype=np.int64)

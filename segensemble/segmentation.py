@@ -9,7 +9,7 @@ import numpy as np
 from segensemble.validation import check_label_map, describe_value
 from segensemble.errors import InputError
 
-__all__ = ["Segmentation", "canonical_codes", "signature_codes"]
+__all__ = ["ABSTAIN", "Segmentation", "canonical_codes", "member_codes", "signature_codes"]
 
 
 def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -50,6 +50,29 @@ def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np
     return codes, old_of_new
 
 
+#: The label of a pixel (or object) a member leaves unlabelled (:mod:`segensemble.abstentions`).
+ABSTAIN = -1
+
+
+def member_codes(column: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`canonical_codes` of one member, abstentions kept as ``-1``.
+
+    Examples
+    --------
+    >>> codes, old = member_codes(np.array([7, -1, 2, 7]))
+    >>> codes.tolist(), old.tolist()
+    ([0, -1, 1, 0], [7, 2])
+    """
+    speaks = column != ABSTAIN
+    if speaks.all():
+        return canonical_codes(column, n_labels)
+    codes = np.full(len(column), ABSTAIN, dtype=np.int32)
+    if not speaks.any():
+        return codes, np.zeros(0, dtype=np.int64)
+    codes[speaks], old = canonical_codes(column[speaks], n_labels)
+    return codes, old
+
+
 @dataclass
 class Segmentation:
     """A labelling of an image, optionally with soft memberships.
@@ -57,7 +80,8 @@ class Segmentation:
     Parameters
     ----------
     labels : (H, W) array of non-negative integers
-        Region label of every pixel. Stored as int32 numbered 0..k-1 in order of
+        Region label of every pixel; ``-1`` where the member leaves the pixel
+        unlabelled (no memberships then; :mod:`segensemble.abstentions`). Stored as int32 numbered 0..k-1 in order of
         first occurrence (raster order) unless ``memberships`` is given, in which
         case the labels must already lie in ``0..k-1`` with ``k =
         memberships.shape[2]`` and are kept as they are.
@@ -82,6 +106,12 @@ class Segmentation:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        raw = np.asarray(self.labels)
+        unlabelled = (raw == ABSTAIN) if raw.dtype.kind in "iu" and self.memberships is None else None
+        if unlabelled is not None and unlabelled.any():
+            lab = check_label_map(np.where(unlabelled, 0, raw), "labels")
+            self.labels = member_codes(np.where(unlabelled, ABSTAIN, lab).ravel())[0].reshape(lab.shape)
+            return
         lab = check_label_map(self.labels, "labels")
         if self.memberships is None:
             codes, _ = canonical_codes(lab.ravel())

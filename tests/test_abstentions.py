@@ -76,3 +76,67 @@ def test_abstentions_on_an_easy_ensemble_still_find_the_truth(name):
     L[np.random.default_rng(0).random(L.shape) < 0.3] = -1
     L[L.max(axis=1) < 0, 0] = z[L.max(axis=1) < 0]
     assert _same_partition(consensus.get(name)(n_clusters=3).fit(L).labels_, z)
+
+
+def test_image_atoms_keep_a_partial_member_and_refuse_pixels_nobody_labels(blocks_image):
+    _, truth = blocks_image
+    partial = np.where(truth == 0, 0, -1)  # speaks about the top-left block only
+    ens = Ensemble.from_segmentations([partial, (truth >= 2).astype(int)])
+    assert ens.n_clusters == (1, 2) and ens.abstains
+    assert sorted(ens.weights.tolist()) == [600.0, 600.0, 1200.0]  # top-left, top-right, the bottom half
+    with pytest.raises(InputError, match=r"pixel \(20, 0\) is unlabelled in every member"):
+        Ensemble.from_segmentations([partial, np.where(truth >= 2, -1, 0)])
+
+
+def test_fusing_a_partial_member_with_full_ones_follows_it_where_it_speaks(blocks_image):
+    from segensemble.pipeline import run_recipe
+    from segensemble.pipeline.recipes import load_recipe
+
+    image, truth = blocks_image
+    halves = (truth >= 2).astype(int)  # the full members only see top / bottom
+    partial = np.where(truth <= 1, truth, -1)  # the top row of blocks, split left / right; silent below
+    recipe = load_recipe("default").without_member_params()  # as fuse --inputs: these are not its members
+    result = run_recipe(image, recipe, members=[partial, halves, halves], rng=0)
+    labels = result.labels
+    assert labels.shape == truth.shape and labels.min() >= 0
+    assert labels[5, 5] != labels[5, 55]  # the split only the partial member makes
+    assert labels[5, 5] != labels[35, 5] and labels[5, 55] != labels[35, 55]
+
+
+def test_cli_fuse_inputs_with_unlabeled(tmp_path, blocks_image):
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+    from segensemble.io import write_labels
+
+    _, truth = blocks_image
+    write_labels(tmp_path / "partial.png", np.where(truth == 0, 7, 0))  # 0: not labelled
+    write_labels(tmp_path / "full.png", (truth >= 2).astype(int) + 1)  # --unlabeled applies to every input
+    args = ["fuse", "--inputs", str(tmp_path / "partial.png"), str(tmp_path / "full.png"), "-o", str(tmp_path / "f.png")]
+    runner = CliRunner()
+    result = runner.invoke(app, args + ["--unlabeled", "0"])
+    assert result.exit_code == 0, result.output
+    refused = runner.invoke(app, ["fuse", str(tmp_path / "partial.png"), "-o", str(tmp_path / "g.png"),
+                                  "--unlabeled", "0"])
+    assert refused.exit_code == 2 and "--unlabeled" in refused.output
+    assert not (tmp_path / "g.png").exists()
+
+
+def test_superatoms_vote_only_with_the_members_that_label_them():
+    from segensemble.pipeline.superatoms import majority_ensemble
+
+    ens = Ensemble.from_labels([[0, -1], [1, -1], [1, 0], [0, 0]], weights=[1, 3, 1, 1])
+    red = majority_ensemble(ens, np.array([0, 0, 1, 1]))
+    assert red.labels.tolist() == [[0, -1], [1, 0]]  # group 0: member 1 labels none of it, so it abstains
+
+
+@pytest.mark.parametrize("method", ["kcc", "hgpa", "em"])
+def test_image_aware_fusion_with_a_partial_member(blocks_image, method):
+    from segensemble.pipeline import run_recipe
+    from segensemble.pipeline.recipes import load_recipe
+
+    image, truth = blocks_image
+    partial = np.where(truth <= 1, truth, -1)
+    recipe = load_recipe("default").without_member_params().with_overrides(method=method, n_segments="4")
+    labels = run_recipe(image, recipe, members=[partial, truth // 2, truth % 2], rng=0).labels
+    assert labels.min() >= 0 and _same_partition(labels.ravel(), truth.ravel())

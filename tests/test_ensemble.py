@@ -34,7 +34,7 @@ def test_segmentation_memberships_validated():
     "bad, match",
     [
         (np.array([[0.5, 1.0]]), "non-integer"),
-        (np.array([[-1, 0]]), "non-negative"),
+        (np.array([[-2, 0]]), "non-negative"),  # -1 is "unlabelled" (segensemble.abstentions)
         (np.array([[np.nan, 0]]), "NaN"),
         (np.array([[2**40, 0]]), "int32"),
         (np.zeros((0, 3)), "empty"),
@@ -44,6 +44,11 @@ def test_segmentation_memberships_validated():
 def test_bad_label_maps_rejected(bad, match):
     with pytest.raises(InputError, match=match):
         Segmentation(bad)
+
+
+def test_minus_one_is_an_unlabelled_pixel():
+    seg = Segmentation(np.array([[-1, 5], [5, 9]]))
+    assert seg.labels.tolist() == [[-1, 0], [0, 1]] and seg.n_segments == 2
 
 
 def test_atoms_exact_hand_example():

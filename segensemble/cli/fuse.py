@@ -50,9 +50,16 @@ def _check_options(chosen, confidence, explain) -> None:
                          f"{', '.join(explainers)}")
 
 
-def _inputs(paths, image, max_pixels):
-    """The label maps given on the command line (all of one shape) and the optional image of the same shape."""
+def _inputs(paths, image, max_pixels, unlabeled=None):
+    """The label maps given on the command line (all of one shape) and the optional image of the same shape.
+
+    ``unlabeled``: the label value that means "this member leaves the pixel unlabelled" (read as -1).
+    """
     segs = [s for p in paths for s in io().read_segmentations(p, max_pixels=max_pixels)]
+    if unlabeled is not None:
+        segs = [s.astype("int64") for s in segs]
+        for s in segs:
+            s[s == unlabeled] = -1
     shape = segs[0].shape
     for p, s in zip(paths, segs):
         if s.shape != shape:
@@ -143,8 +150,10 @@ def _report(result, chosen, output) -> None:
 
 
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,
-                 scheduler, recipe=None) -> None:
+                 scheduler, recipe=None, unlabeled=None) -> None:
     """Refuse bad outputs and, from the files' headers, inputs above the pixel limit: before any heavy import."""
+    if unlabeled is not None and not inputs:
+        raise InputError("--unlabeled: only with --inputs (the label value that means 'unlabelled' in those files)")
     if scheduler is not None:
         raise InputError("--scheduler: only with --out-dir (many images)")
     if output is None:
@@ -171,12 +180,12 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
                           "--boundary": boundary_file, "--recipe": recipe_file})
 
 
-def _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree):
+def _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree, unlabeled=None):
     """``--out-dir``: the options that apply to many images; ``--confidence``/``--overlay`` name folders."""
     if output is not None:
         raise InputError("--output: one image writes -o FILE, many write --out-dir DIR; give one of them")
     for given, name in ((inputs, "--inputs"), (image, "--image"), (explain, "--explain"), (boundary, "--boundary"),
-                        (agree, "--agree")):
+                        (agree, "--agree"), (unlabeled is not None, "--unlabeled")):
         if given:
             raise InputError(f"{name}: not with --out-dir (it applies to one image; fuse that image with -o)")
     for folder, name in ((confidence, "--confidence"), (overlay, "--overlay")):
@@ -229,9 +238,10 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
 
 
 def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
-              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation) -> None:
+              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation,
+              unlabeled=None) -> None:
     """One image (or one set of --inputs) into ``output``, its stages shown on a terminal."""
-    members, img = _inputs(paths, image, max_pixels) if inputs else (None, paths[0])
+    members, img = _inputs(paths, image, max_pixels, unlabeled) if inputs else (None, paths[0])
     if ignore_orientation and not inputs:
         img = pipeline().imagesize.read_unoriented(img, max_pixels, downscale)
     cap = _agreement(agree, img, words, seed)
@@ -288,6 +298,10 @@ _Recipe = Annotated[Optional[str], typer.Option(
         "default recipe.")]
 _Image = Annotated[Optional[Path], typer.Option(
         "--image", help="With --inputs: the image, for methods that use image features.")]
+_Unlabeled = Annotated[Optional[int], typer.Option(
+        "--unlabeled", help="With --inputs: the label value that marks pixels a member leaves unlabelled, in every "
+        "input file (e.g. 0 for masks on a 0 background; full members then number their regions from 1); the "
+        "member does not vote there. Not every method accepts it (see 'segensemble methods').", min=0)]
 _Confidence = Annotated[Optional[Path], typer.Option(
         "--confidence", help="Also write a per-pixel confidence map (.png, 0-255 gray, or .npy, float) - soft "
         "methods only (see 'segensemble methods').")]
@@ -332,6 +346,7 @@ def fuse(
     param: Params = None,
     recipe: _Recipe = None,
     image: _Image = None,
+    unlabeled: _Unlabeled = None,
     seed: Seed = 0,
     overlay: _Overlay = None,
     confidence: _Confidence = None,
@@ -353,10 +368,9 @@ def fuse(
     """Fuse several segmentations of an image (or of every image of a folder) into one label map.
 
     Without options the default recipe is applied (its eight segmenters, boundary consensus with the learned
-    criterion, post-processing). On an image every method runs image-aware: the result is connected regions of at
-    least the recipe's minimum size, and -k auto is chosen from the image (the learned stopping probability).
-    Photos of any size run at the recipe's working scale and the labels come back at full resolution, boundaries
-    refined against the photo; EXIF orientation is applied (the output has the photo's displayed shape).
+    criterion, post-processing). On an image every method runs image-aware: connected regions of at least the
+    recipe's minimum size, -k auto chosen from the image. Photos of any size run at the recipe's working scale, the
+    labels come back at full resolution with boundaries refined against the photo, EXIF orientation applied.
 
     \b
     Examples:
@@ -370,14 +384,14 @@ def fuse(
     """
     working = None if working_pixels == 0 else ("recipe" if working_pixels is None else working_pixels)
     if out_dir is not None:
-        _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree)
+        _check_batch(output, confidence, overlay, inputs, image, explain, boundary, agree, unlabeled)
     else:
         _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary, scheduler,
-                     recipe)
+                     recipe, unlabeled)
     chosen = _recipe(recipe, segmenters, method, n_segments, param, inputs)
     _check_options(chosen, confidence, explain)
     if out_dir is not None:
         return _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, working, confidence,
                           confidence_kind, overlay, jobs, scheduler, quiet, not ignore_orientation)
     _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, confidence_kind, explain, agree, words,
-              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation)
+              max_pixels, downscale, working, plain, boundary, jobs, quiet, verbose, ignore_orientation, unlabeled)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from segensemble.abstentions import separation_share
 from segensemble.segmentation import canonical_codes
 from segensemble.features import region_means
 
@@ -142,7 +143,7 @@ def atom_adjacency(index, labels, gradient=None, *, member_weights=None):
     length = counts.astype(np.float64)
     m = labels.shape[1]
     w = np.full(m, 1.0 / m) if member_weights is None else np.asarray(member_weights, dtype=np.float64)
-    vote = (labels[pairs[:, 0]] != labels[pairs[:, 1]]) @ w
+    vote = separation_share(labels[pairs[:, 0]], labels[pairs[:, 1]], w)  # over the members that label both
     grad = None
     if gradient is not None:
         ga, gb = pair_pixel_values(gradient, d)

@@ -19,8 +19,9 @@ def majority_ensemble(ensemble: Ensemble, groups) -> Ensemble:
     """The ensemble whose objects are groups of ``ensemble``'s objects (e.g. superatoms).
 
     A member's label of a group is its label covering most of the group's
-    weight (ties: the smaller label); weights are summed; the pixel index,
-    image and names are carried over.
+    weight (ties: the smaller label), over the objects it labels: a member
+    that labels none of the group abstains on it (``-1``); weights are
+    summed; the pixel index, image and names are carried over.
 
     Parameters
     ----------
@@ -39,8 +40,10 @@ def majority_ensemble(ensemble: Ensemble, groups) -> Ensemble:
     n = int(groups.max()) + 1
     cols = []
     for j, k in enumerate(ensemble.n_clusters):
-        table = sp.coo_matrix((ensemble.weights, (groups, ensemble.labels[:, j])), shape=(n, k)).toarray()
-        cols.append(table.argmax(axis=1))
+        lj, speaks = ensemble.labels[:, j], ensemble.labels[:, j] >= 0
+        table = sp.coo_matrix((ensemble.weights[speaks], (groups[speaks], lj[speaks])), shape=(n, k)).toarray()
+        cols.append(np.where(table.sum(axis=1) > 0, table.argmax(axis=1), -1) if not speaks.all() else
+                    table.argmax(axis=1))
     index = None if ensemble.index is None else groups[ensemble.index]
     return Ensemble(np.stack(cols, axis=1), np.bincount(groups, weights=ensemble.weights, minlength=n),
                     index=index, image=ensemble.image, names=ensemble.names)
