@@ -87,6 +87,33 @@ class _ZlibStream:
         return self.pos
 
 
+class _Recorder:
+    """A stream that keeps every byte read or skipped from ``source`` (the element handed to the reader)."""
+
+    def __init__(self, source):
+        self.source, self.data = source, bytearray()
+
+    def read(self, n: int) -> bytes:
+        out = self.source.read(n)
+        self.data += out
+        return out
+
+    def skip(self, n: int) -> None:
+        while n > 0:
+            chunk = self.read(min(n, _CHUNK))
+            if not chunk:
+                return
+            n -= len(chunk)
+
+    def tell(self) -> int:
+        return self.source.tell()
+
+
+#: Bytes an array's data may take per declared element (complex double: 16) and for its tags and padding.
+_BYTES_PER_ELEMENT, _DATA_SLACK = 16, 256
+_SPARSE = 5
+
+
 class _Scanner:
     def __init__(self, endian: str, limit: int, total_limit: int):
         self.e, self.limit, self.total_limit, self.total = endian, limit, total_limit, 0
@@ -125,6 +152,7 @@ class _Scanner:
             return
         flags = self.element_data(s, t[1], t[2], t[3])
         cls = struct.unpack(self.e + "I", flags[:4])[0] & 0xFF if len(flags) >= 4 else 0
+        nzmax = struct.unpack(self.e + "I", flags[4:8])[0] if cls == _SPARSE and len(flags) >= 8 else 0
         t = self.tag(s)
         if t is None:
             return
@@ -157,8 +185,11 @@ class _Scanner:
                     return
                 self.matrix(s, t[1], label)
         else:
-            self.count(n, f"{label} ({dims_text})")
+            self.count(n + nzmax, f"{label} ({dims_text}{f', {nzmax:,} non-zeros' if nzmax else ''})")
         here = s.tell()
+        data = _BYTES_PER_ELEMENT * (n + nzmax) + 8 * (dims[-1] + 1 if dims else 0) + _DATA_SLACK
+        if 4 <= cls <= 15 and end - here > data:  # numeric, char, sparse: more bytes than the array can hold
+            raise MatSizeError(end - here, data, f"bytes of data for {label} ({dims_text})")
         if end > here:
             s.skip(end - here)
 
@@ -178,12 +209,19 @@ def _scan_v4(fh, limit: int, total_limit: int) -> None:
         fh.seek(max(namlen, 0) + max(mrows, 0) * max(ncols, 0) * size * (2 if imagf else 1), 1)
 
 
-def scan_mat(path, limit: int, total_limit: int) -> None:
+def scan_mat(path, limit: int, total_limit: int, *, keep: bool = False) -> bytes | None:
     """Raise :class:`MatSizeError` when an array the file declares has more than ``limit`` elements.
 
     Cells and structs count their elements too; the declared total of all
     arrays may not exceed ``total_limit``. Files this scanner cannot follow
     (HDF5-based v7.3, damaged headers) are left to the reader's own errors.
+
+    With ``keep``, a level-5 file is returned as the bytes of the same file
+    uncompressed (every ``miCOMPRESSED`` element replaced by the element it
+    holds), read and decompressed once, for ``scipy.io.loadmat`` to parse
+    without decompressing again; None for files it cannot follow (and
+    without ``keep``). Memory: the arrays' declared sizes, which are checked
+    before their data is read.
 
     Examples
     --------
@@ -212,24 +250,32 @@ def scan_mat(path, limit: int, total_limit: int) -> None:
             return
         scanner = _Scanner(endian, limit, total_limit)
         stream = _FileStream(fh)
+        out = bytearray(head) if keep else None
         try:
             while True:
                 t = scanner.tag(stream)
                 if t is None:
-                    return
+                    return None if out is None else bytes(out)
                 dtype, nbytes = t[0], t[1]
+                start = stream.tell()
                 if dtype == _MI_COMPRESSED:
-                    start = stream.tell()
-                    inner = _ZlibStream(stream, nbytes)
+                    inner = _Recorder(_ZlibStream(stream, nbytes)) if keep else _ZlibStream(stream, nbytes)
                     t2 = scanner.tag(inner)
-                    if t2 is not None and t2[0] == _MI_MATRIX:
+                    if t2 is None or t2[0] != _MI_MATRIX:
+                        if keep:  # not an array inside: the reader takes the file as it is
+                            return None
+                    else:
                         scanner.matrix(inner, t2[1], "")
+                    if keep:
+                        out += inner.data + bytes((-len(inner.data)) % 8)
                     fh.seek(start + nbytes)
                 elif dtype == _MI_MATRIX:
-                    start = stream.tell()
                     scanner.matrix(stream, nbytes, "")
                     fh.seek(start + nbytes + (-nbytes) % 8)
+                    if keep:
+                        fh.seek(start - 8)
+                        out += fh.read(8 + nbytes + (-nbytes) % 8)
                 else:
                     stream.skip(nbytes + (-nbytes) % 8)
         except (struct.error, zlib.error, TypeError, IndexError, ValueError):
-            return  # a damaged file: loadmat reports it
+            return None  # a damaged file: loadmat reports it

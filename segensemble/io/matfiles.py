@@ -67,15 +67,23 @@ def check_mat_limit(path, max_pixels=MAX_PIXELS) -> None:
     ...
     segensemble.errors.InputError: ...s.mat: segs (300x400) declares 120,000 elements, above the limit of 50,000 ...
     """
-    if max_pixels is not None:
-        try:
-            scan_mat(path, MAT_ARRAY_FACTOR * max_pixels, MAT_TOTAL_FACTOR * max_pixels)
-        except MatSizeError as exc:
-            n, limit, what = exc.args
-            raise InputError(
-                f"{path}: {what} declares {n:,} elements, above the limit of {limit:,} for --max-pixels "
-                f"{max_pixels:,}; raise --max-pixels if the file is genuine"
-            ) from exc
+    _checked(path, max_pixels)
+
+
+def _checked(path, max_pixels, *, keep: bool = False):
+    """:func:`check_mat_limit`; with ``keep`` also the file's bytes, uncompressed (None: read the file itself)."""
+    if max_pixels is None:
+        return None
+    try:
+        return scan_mat(path, MAT_ARRAY_FACTOR * max_pixels, MAT_TOTAL_FACTOR * max_pixels, keep=keep)
+    except MatSizeError as exc:
+        n, limit, what = exc.args
+        if what.startswith("bytes of data"):
+            raise FileFormatError(f"{path}: {n:,} {what}, which holds at most {limit:,}: a damaged or hostile file")
+        raise InputError(
+            f"{path}: {what} declares {n:,} elements, above the limit of {limit:,} for --max-pixels "
+            f"{max_pixels:,}; raise --max-pixels if the file is genuine"
+        ) from exc
 
 
 def _scipy_io():
@@ -86,10 +94,14 @@ def _scipy_io():
 
 
 def _load_mat(path: Path, max_pixels=MAX_PIXELS) -> dict:
-    """``scipy.io.loadmat``, after the sizes the file declares were checked against ``max_pixels``."""
-    check_mat_limit(path, max_pixels)
+    """``scipy.io.loadmat``, after the sizes the file declares were checked against ``max_pixels``.
+
+    The check reads (and decompresses) the file once and hands the reader the
+    uncompressed bytes, so nothing is decompressed twice.
+    """
+    data = _checked(path, max_pixels, keep=True)
     try:
-        return _scipy_io().loadmat(str(path))
+        return _scipy_io().loadmat(str(path) if data is None else _io.BytesIO(data))
     except NotImplementedError as exc:  # MATLAB v7.3 (HDF5)
         raise FileFormatError(f"{path}: MATLAB v7.3 files are not supported; save with -v7") from exc
     except Exception as exc:  # scipy raises many types on corrupt input
