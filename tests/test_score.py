@@ -130,6 +130,25 @@ def test_bad_options(tmp_path, small_results):
     assert result.exit_code == 2 and "results_dir" in result.stderr
 
 
+def test_an_eight_bit_edge_map_is_not_scored_as_a_label_map_by_default(tmp_path, bsds_bench):
+    from segensemble.io import read_ground_truth
+
+    gt = read_ground_truth(bsds_bench / "groundTruth" / "2018.mat")
+    soft = np.zeros(gt.shape)
+    for b in gt.boundaries:  # thin lines whose grey level changes along them, as a detector writes
+        soft = np.maximum(soft, b * (40 + (np.arange(gt.shape[1]) % 200))[None, :])
+    path = tmp_path / "edges.png"
+    import cv2
+
+    cv2.imwrite(str(path), soft.astype(np.uint8))
+    args = ["evaluate", str(path), "--gt", str(bsds_bench / "groundTruth" / "2018.mat"), "--nthresh", "5"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "looks like a soft boundary map" in refused.output
+    assert "--kind boundary" in refused.output
+    assert runner.invoke(app, args + ["--kind", "boundary", "--summary"]).exit_code == 0
+    assert runner.invoke(app, args + ["--kind", "segs"]).exit_code == 0  # the user's word overrides the guess
+
+
 def test_evaluate_summary_gives_the_curve_scores_of_one_image(bsds_bench):
     args = ["evaluate", str(bsds_bench / "ucm2" / "2018.mat"), "--gt", str(bsds_bench / "groundTruth" / "2018.mat"),
             "--nthresh", "9", "--summary"]
