@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from segensemble.errors import InputError
 
-__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "check_dense", "check_eigen"]
+__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "OBJECT_SCALABLE_METHODS", "check_dense", "check_eigen"]
 
 #: Bytes that one dense intermediate (with its working copies) may take.
 MEMORY_LIMIT = 2 * 1024**3
@@ -23,6 +23,8 @@ MEMORY_LIMIT = 2 * 1024**3
 EIGEN_LIMIT = 8000
 #: Methods whose memory is linear in the number of objects and member clusters (named in the errors).
 SCALABLE_METHODS = ("hgpa", "kcc", "sccc", "bestofk", "merge")
+#: Methods whose memory is linear in the number of objects (named when a pairwise matrix is refused).
+OBJECT_SCALABLE_METHODS = ("basic", "kcc", "mcla", "vote", "hbgf", "hgpa")
 
 
 def _advice() -> str:
@@ -30,8 +32,11 @@ def _advice() -> str:
             f"that scales to many labels: {', '.join(SCALABLE_METHODS)} (bestofk with n_clusters='auto')")
 
 
-def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0) -> None:
+def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwise: bool = False) -> None:
     """Refuse a dense float64 (rows x cols) intermediate above :data:`MEMORY_LIMIT` (``copies`` working copies).
+
+    ``pairwise``: the matrix is object x object (a co-association), so the
+    advice names the methods that work through the incidence matrix instead.
 
     Examples
     --------
@@ -43,8 +48,10 @@ def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0) -> None
     """
     need = 8.0 * rows * cols * copies
     if need > MEMORY_LIMIT:
+        advice = (f"fewer distinct objects, or a method that works through the incidence matrix: "
+                  f"{', '.join(OBJECT_SCALABLE_METHODS)}") if pairwise else _advice()
         raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about {need / 2**30:.1f} GiB, above the "
-                         f"limit of {MEMORY_LIMIT / 2**30:.0f} GiB; {_advice()}")
+                         f"limit of {MEMORY_LIMIT / 2**30:.0f} GiB; {advice}")
 
 
 def check_eigen(d: int, what: str) -> None:

@@ -131,7 +131,8 @@ class CCPivot(ConsensusClusterer):
         return z
 
     def _fit(self, ensemble):
-        check_dense(ensemble.n_objects, ensemble.n_objects, "CC-Pivot's co-association", copies=1.5)  # measured 1.2
+        check_dense(ensemble.n_objects, ensemble.n_objects, "CC-Pivot's co-association", copies=1.5,  # measured 1.2
+                    pairwise=True)
         X = ensemble.coassociation()
         w = ensemble.weights
         gen = np.random.default_rng(seed_from(self.random_state))

@@ -67,7 +67,8 @@ class EAC(ConsensusClusterer):
 
     def _fit(self, ensemble):
         n = ensemble.n_objects
-        check_dense(n, n, "EAC's distances (1 - co-association) and their linkage", copies=2.5)  # measured 2.1
+        check_dense(n, n, "EAC's distances (1 - co-association) and their linkage", copies=2.5,  # measured 2.1
+                    pairwise=True)
         D = 1.0 - ensemble.coassociation()
         merges, heights = weighted_linkage(D, ensemble.weights, self.linkage)
         self.heights_ = heights

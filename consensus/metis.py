@@ -169,7 +169,8 @@ class CSPA(_MetisConsensus):
 
     def _fit(self, ensemble):
         n = ensemble.n_objects  # measured: 5.6 n^2 doubles at peak (the co-association, its edge list, METIS's copy)
-        check_dense(n, n, "CSPA's similarity graph (the dense co-association and its edge list)", copies=6)
+        check_dense(n, n, "CSPA's similarity graph (the dense co-association and its edge list)", copies=6,
+                    pairwise=True)
         X = sp.csr_matrix(ensemble.coassociation())
         k, w = self._k(ensemble), ensemble.weights
         copies = np.round(w).astype(np.int64)

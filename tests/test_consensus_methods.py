@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from segensemble import Ensemble, consensus
+from segensemble import Ensemble, InputError, consensus
 from segensemble.consensus._refine import local_refinement
 from segensemble.consensus.bestofk import mirkin_distance_matrix
 from segensemble.consensus.coassociation import _gram
@@ -235,3 +235,13 @@ def test_nmf_factorises_an_exact_association_matrix():
     z = np.repeat([0, 1, 2], [5, 3, 7])
     est = consensus.get("nmf")(n_clusters=3, tol=0, max_iter=300).fit(np.stack([z, z, z], axis=1))
     assert adjusted_rand_score(z, est.labels_) == 1.0 and est.objective_ < 1e-3
+
+
+def test_pairwise_methods_refuse_too_many_objects_naming_the_linear_ones(monkeypatch):
+    from segensemble.consensus import _memory
+
+    monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * 100 * 100)  # 100 x 100 doubles
+    L, _ = rpm_ensemble(200, 6, 3, 0.3, rng=0)
+    for name in ("cspa", "eac", "ccpivot"):
+        with pytest.raises(InputError, match="fewer distinct objects, or a method that works through the incidence"):
+            consensus.get(name)(n_clusters=3).fit(L)
