@@ -13,7 +13,7 @@ Examples
 
 import inspect
 
-from segensemble.consensus._base import Capabilities, ConsensusClusterer, as_ensemble
+from segensemble.consensus._base import Capabilities, ConsensusClusterer, as_ensemble, methods_with
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 
@@ -31,7 +31,7 @@ def soft_methods() -> list[str]:
     >>> "borda" in soft_methods(), "eac" in soft_methods()
     (True, False)
     """
-    return [name for name in available() if get(name).capabilities.soft]
+    return methods_with("soft")
 
 
 def abstaining_methods() -> list[str]:
@@ -42,7 +42,7 @@ def abstaining_methods() -> list[str]:
     >>> "kcc" in abstaining_methods(), "vote" in abstaining_methods()
     (True, False)
     """
-    return [name for name in available() if get(name).capabilities.abstain]
+    return methods_with("abstain")
 
 
 def make(name: str, n_clusters="auto", *, random_state=None, **params):
@@ -89,5 +89,5 @@ __all__ = [
     "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "NMFConsensus", "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
-    "get", "make", "register", "soft_methods", "abstaining_methods", "Capabilities",
+    "get", "make", "register", "soft_methods", "abstaining_methods", "methods_with", "Capabilities",
 ]

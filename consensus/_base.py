@@ -18,7 +18,7 @@ from segensemble.consensus._refine import local_refinement
 from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["ConsensusClusterer", "Capabilities", "FitResult", "as_ensemble", "collapse_duplicate_rows", "seed_from",
-           "fill_docstring", "N_CLUSTERS",
+           "fill_docstring", "methods_with", "N_CLUSTERS",
            "REFINE"]
 
 #: Parameter constraints shared by the estimators: K >= 1 or 'auto'; refinement passes.
@@ -146,6 +146,18 @@ class Capabilities:
     abstain: bool = False
 
 
+def methods_with(capability: str) -> list[str]:
+    """Registered methods whose :class:`Capabilities` set ``capability`` (e.g. ``'soft'``, ``'abstain'``).
+
+    Examples
+    --------
+    >>> from segensemble import consensus
+    >>> "borda" in methods_with("soft"), "eac" in methods_with("soft")
+    (True, False)
+    """
+    return [name for name in REGISTRY.available() if getattr(REGISTRY.get(name).capabilities, capability)]
+
+
 class FitResult(NamedTuple):
     """What ``_fit`` returns: object labels, and per-cluster results that :meth:`ConsensusClusterer.fit` puts
     in the canonical cluster order and sets as attributes.
@@ -215,9 +227,8 @@ class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
             raise InputError(str(exc).replace("\n", " ")) from exc
         ens = as_ensemble(X, sample_weight)
         if ens.abstains and not self.capabilities.abstain:
-            able = [name for name in REGISTRY.available() if REGISTRY.get(name).capabilities.abstain]
             raise InputError(f"X: some members leave objects unlabelled (-1 or NaN); {type(self).__name__} cannot use "
-                             f"such members; methods that can: {', '.join(able)}")
+                             f"such members; methods that can: {', '.join(methods_with('abstain'))}")
         k = getattr(self, "n_clusters", None)
         if isinstance(k, (int, np.integer)) and k > ens.n_objects:
             raise InputError(

@@ -45,9 +45,8 @@ def _check_options(chosen, confidence, explain) -> None:
             raise InputError(f"--confidence: method {chosen.method!r} gives no memberships; use one of "
                              f"{', '.join(consensus.soft_methods())}")
     if explain and not cls.capabilities.feature_weights:
-        explainers = [name for name in consensus.available() if consensus.get(name).capabilities.feature_weights]
         raise InputError(f"--explain: method {chosen.method!r} gives no feature weights; use one of "
-                         f"{', '.join(explainers)}")
+                         f"{', '.join(consensus.methods_with('feature_weights'))}")
 
 
 def _inputs(paths, image, max_pixels, unlabeled=None):
