@@ -7,6 +7,7 @@ import numpy as np
 from segensemble.consensus._base import Capabilities, ConsensusClusterer
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
+from segensemble.abstentions import speaking_members
 from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
 
 __all__ = ["HBGF"]
@@ -47,7 +48,7 @@ class HBGF(ConsensusClusterer):
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        H, w, m = ensemble.incidence, ensemble.weights, np.count_nonzero(ensemble.n_clusters)  # members that speak
+        H, w, m = ensemble.incidence, ensemble.weights, speaking_members(ensemble.n_clusters)
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)
         # pixel-level normalised biadjacency: rows 1/sqrt(m), columns 1/sqrt(d2); atoms scaled by sqrt(w)
         An = H.multiply(np.sqrt(w)[:, None]).multiply(1.0 / np.sqrt(m * d2)[None, :]).tocsr()

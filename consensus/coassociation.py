@@ -16,6 +16,7 @@ from segensemble.constraints import Interval, StrOptions
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, fill_docstring, seed_from
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
+from segensemble.abstentions import speaking_members
 from segensemble.consensus._memory import check_dense, check_eigen
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
@@ -232,7 +233,7 @@ class Spectral(ConsensusClusterer):
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        H, w, m = ensemble.incidence, ensemble.weights, np.count_nonzero(ensemble.n_clusters)  # members that speak
+        H, w, m = ensemble.incidence, ensemble.weights, speaking_members(ensemble.n_clusters)
         if self.variant == "normalized":
             deg = np.asarray(H @ (H.T @ w)).ravel() / m  # pixel-level degree of every object
             scale = w / deg

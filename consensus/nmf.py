@@ -9,6 +9,7 @@ from segensemble.constraints import Interval
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
+from segensemble.abstentions import speaking_members
 from segensemble.consensus.coassociation import Basic
 
 __all__ = ["NMFConsensus"]
@@ -94,7 +95,7 @@ class NMFConsensus(ConsensusClusterer):
     def _fit(self, ensemble):
         start = Basic(n_clusters=self.n_clusters).fit(ensemble).labels_
         k = int(start.max()) + 1
-        H, w, m = ensemble.incidence.tocsr(), ensemble.weights, np.count_nonzero(ensemble.n_clusters)
+        H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
         Ht = H.T.tocsr()
 
         def mdq(Q):  # M D Q, through H

@@ -16,10 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.segmentation import ABSTAIN, member_codes
-from segensemble.validation import check_label_map
+from segensemble.segmentation import ABSTAIN, check_abstaining_labels, member_codes
 
-__all__ = ["ABSTAIN", "check_member_labels", "check_someone_labels", "member_codes", "coassociation_with_abstentions", "separation_share"]
+__all__ = ["ABSTAIN", "check_member_labels", "check_someone_labels", "member_codes", "coassociation_with_abstentions",
+           "separation_share", "speaking_members"]
+
 
 def check_member_labels(labels, name: str = "labels") -> np.ndarray:
     """An (n_objects, n_members) label array as int64, with abstentions (``-1`` or NaN) as ``-1``.
@@ -37,19 +38,12 @@ def check_member_labels(labels, name: str = "labels") -> np.ndarray:
     ...
     segensemble.errors.InputError: labels: object 1 has no label in any member (every member abstains there); ...
     """
-    arr = np.asarray(labels)
-    if arr.ndim == 2 and arr.size and (np.issubdtype(arr.dtype, np.number) and arr.dtype.kind in "iuf"):
-        missing = np.isnan(arr) if arr.dtype.kind == "f" else np.zeros(arr.shape, dtype=bool)
-        missing |= arr == ABSTAIN
-        if missing.any():
-            out = check_label_map(np.where(missing, 0, arr), name, ndim=2)
-            out[missing] = ABSTAIN
-            nobody = np.flatnonzero(missing.all(axis=1))
-            if len(nobody):
-                raise InputError(f"{name}: object {nobody[0]} has no label in any member (every member abstains "
-                                 f"there); label it in some member or leave it out")
-            return out
-    return check_label_map(arr, name, ndim=2)
+    out = check_abstaining_labels(labels, name, nan=True)
+    nobody = np.flatnonzero((out == ABSTAIN).all(axis=1))
+    if len(nobody):
+        raise InputError(f"{name}: object {nobody[0]} has no label in any member (every member abstains there); "
+                         "label it in some member or leave it out")
+    return out
 
 
 def check_someone_labels(columns, shape) -> None:
@@ -110,3 +104,16 @@ def separation_share(first: np.ndarray, second: np.ndarray, member_weights) -> n
     both = (first != ABSTAIN) & (second != ABSTAIN)
     said = both @ w
     return np.divide((differ & both) @ w, said, out=np.full(len(said), 0.5), where=said > 0)
+
+
+def speaking_members(n_clusters) -> int:
+    """Members that label at least one object (a member that abstains everywhere has no clusters).
+
+    Methods that divide by the number of members use this count, so that such a member changes nothing.
+
+    Examples
+    --------
+    >>> speaking_members((3, 0, 2))
+    2
+    """
+    return int(np.count_nonzero(n_clusters))

@@ -9,7 +9,7 @@ import numpy as np
 from segensemble.validation import check_label_map, describe_value
 from segensemble.errors import InputError
 
-__all__ = ["ABSTAIN", "Segmentation", "canonical_codes", "member_codes", "signature_codes"]
+__all__ = ["ABSTAIN", "Segmentation", "canonical_codes", "check_abstaining_labels", "member_codes", "signature_codes"]
 
 
 def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +52,31 @@ def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np
 
 #: The label of a pixel (or object) a member leaves unlabelled (:mod:`segensemble.abstentions`).
 ABSTAIN = -1
+
+
+def check_abstaining_labels(labels, name: str = "labels", *, nan: bool = False) -> np.ndarray:
+    """:func:`~segensemble.validation.check_label_map` of a 2-D array where ``-1`` means unlabelled (kept as ``-1``).
+
+    With ``nan``, NaN in a float array means unlabelled too.
+
+    Examples
+    --------
+    >>> check_abstaining_labels(np.array([[3, -1]])).tolist()
+    [[3, -1]]
+    >>> check_abstaining_labels(np.array([[3.0, np.nan]]), nan=True).tolist()
+    [[3, -1]]
+    """
+    arr = np.asarray(labels)
+    missing = None
+    if arr.ndim == 2 and arr.size and arr.dtype.kind in ("iuf" if nan else "iu"):
+        missing = arr == ABSTAIN
+        if arr.dtype.kind == "f":
+            missing |= np.isnan(arr)
+    if missing is None or not missing.any():
+        return check_label_map(arr, name)
+    out = check_label_map(np.where(missing, 0, arr), name)
+    out[missing] = ABSTAIN
+    return out
 
 
 def member_codes(column: np.ndarray, n_labels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -106,17 +131,11 @@ class Segmentation:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        raw = np.asarray(self.labels)
-        unlabelled = (raw == ABSTAIN) if raw.dtype.kind in "iu" and self.memberships is None else None
-        if unlabelled is not None and unlabelled.any():
-            lab = check_label_map(np.where(unlabelled, 0, raw), "labels")
-            self.labels = member_codes(np.where(unlabelled, ABSTAIN, lab).ravel())[0].reshape(lab.shape)
+        if self.memberships is None:
+            lab = check_abstaining_labels(self.labels, "labels")
+            self.labels = member_codes(lab.ravel())[0].reshape(lab.shape)
             return
         lab = check_label_map(self.labels, "labels")
-        if self.memberships is None:
-            codes, _ = canonical_codes(lab.ravel())
-            self.labels = codes.reshape(lab.shape)
-            return
         mem = np.asarray(self.memberships)
         if mem.ndim != 3 or mem.shape[:2] != lab.shape:
             raise InputError(
