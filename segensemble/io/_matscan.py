@@ -267,14 +267,18 @@ def scan_mat(path, limit: int, total_limit: int, *, keep: bool = False) -> bytes
                     else:
                         scanner.matrix(inner, t2[1], "")
                     if keep:
+                        if len(inner.data) != 8 + t2[1]:  # a damaged element: the reader reports it
+                            return None
                         out += inner.data + bytes((-len(inner.data)) % 8)
                     fh.seek(start + nbytes)
                 elif dtype == _MI_MATRIX:
-                    scanner.matrix(stream, nbytes, "")
+                    inner = _Recorder(stream) if keep else stream  # the element kept as it is read, not read again
+                    scanner.matrix(inner, nbytes, "")
                     fh.seek(start + nbytes + (-nbytes) % 8)
                     if keep:
-                        fh.seek(start - 8)
-                        out += fh.read(8 + nbytes + (-nbytes) % 8)
+                        if len(inner.data) != nbytes:  # a damaged element: the reader reports it
+                            return None
+                        out += struct.pack(endian + "II", dtype, nbytes) + inner.data + bytes((-nbytes) % 8)
                 else:
                     stream.skip(nbytes + (-nbytes) % 8)
         except (struct.error, zlib.error, TypeError, IndexError, ValueError):
