@@ -27,10 +27,13 @@ Usage::
         [--methods eac,vote] [-k 8] [--boundary learned] [--jobs 2] [--out methods-out]
 
 ``-k K`` applies every method as ``fuse -k K`` does (default ``auto``); the
-regions column gives the mean and the range per image. ``--boundary learned``
-gives merge and the frame the learned detector's probability as boundary
-evidence (``fuse --boundary learned``), computed once per image like the
-members and, like them, not counted in the fuse step.
+regions column gives the mean and the range per image. The boundary evidence
+of merge and the frame is each recipe's own, as ``fuse`` uses it
+(``--boundary recipe``, the default: the learned detector's probability for
+``default`` from version 5); ``--boundary gradient`` forces the colour
+gradient, ``--boundary learned`` the learned detector (``fuse --boundary
+learned``). A detector's map is computed once per image like the members and,
+like them, not counted in the fuse step.
 """
 
 from __future__ import annotations
@@ -59,6 +62,18 @@ def _score(labels, gt) -> dict:
     return evaluate_image(MachineResult("segs", [labels]), gt).to_dict()
 
 
+def boundary_evidence(mode: str, recipe, image):
+    """The boundary evidence passed to every fuse of ``recipe``: 'recipe' keeps the recipe's own (the CLI's
+    default), 'gradient' the colour gradient (None), 'learned' the default detector. A detector's map is computed
+    once per image and recipe, like the members (not in the fuse step's time)."""
+    which = (recipe.boundary or None) if mode == "recipe" else (None if mode == "gradient" else "learned")
+    if which is None:
+        return None
+    from segensemble.edges import detect_boundaries
+
+    return detect_boundaries(image, model=which.partition(":")[2] or None, nms=False).astype(np.float64)
+
+
 def _image_task(args):
     """All recipes x methods on one image: per-image evaluations (dicts) and fuse-step seconds."""
     root, split, image_id, recipes, methods, seed, n_segments, boundary = args
@@ -72,15 +87,10 @@ def _image_task(args):
     ds = BSDS500(root)
     image, _ = load_image(ds.image_path(split, image_id))
     gt = ds.ground_truth(split, image_id)
-    if boundary == "learned":  # computed once per image, like the members (not in the fuse step's time)
-        from segensemble.edges import detect_boundaries
-
-        boundary = detect_boundaries(image, nms=False)
-    else:
-        boundary = None
     rows = []
     for name in recipes:
         recipe = load_recipe(name)
+        evidence = boundary_evidence(boundary, recipe, image)
         members = run_segmenters(image, recipe.segmenters, rng=seed)
         for spec, seg in zip(recipe.segmenters, members):
             rows.append({"image": image_id, "recipe": name, "method": f"member {spec}", "seconds": 0.0,
@@ -91,7 +101,7 @@ def _image_task(args):
                 chosen = chosen.with_overrides(n_segments=n_segments)
             start = time.perf_counter()
             try:
-                result = run_recipe(image, chosen, members=members, rng=seed, boundary=boundary)
+                result = run_recipe(image, chosen, members=members, rng=seed, boundary=evidence)
             except InputError as exc:  # a method that refuses this ensemble: recorded, not scored
                 rows.append({"image": image_id, "recipe": name, "method": method, "error": str(exc)})
                 continue
@@ -160,8 +170,9 @@ def main() -> None:
     ap.add_argument("--recipes", default="default,seed", help="comma-separated recipe names or files")
     ap.add_argument("--methods", default="", help="comma-separated methods (default: every registered one)")
     ap.add_argument("-k", "--n-segments", default="auto", help="number of regions, or 'auto' (as fuse -k)")
-    ap.add_argument("--boundary", default="gradient", choices=("gradient", "learned"),
-                    help="boundary evidence of merge and the frame: the colour gradient, or the learned detector")
+    ap.add_argument("--boundary", default="recipe", choices=("recipe", "gradient", "learned"),
+                    help="boundary evidence of merge and the frame: each recipe's own (as the CLI), the colour "
+                         "gradient, or the learned detector")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", default="methods-out")

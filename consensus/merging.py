@@ -239,6 +239,7 @@ class BoundaryMerge(ConsensusClusterer):
     weight ``w_u w_v`` — average linkage on ``1 - X``). Adjacent regions are
     merged weakest border first (see :func:`merge_hierarchy`); the border
     strength depends on ``criterion``:
+
     - ``'mean'``: ``(1 - gradient_weight) * vote + gradient_weight *
       gradient`` averaged along the border, with ``vote`` the (weighted)
       share of members separating the two sides and ``gradient`` the image's

@@ -268,6 +268,11 @@ def _mat_bomb(path: Path, key: str) -> Path:
     return path
 
 
+#: The bound the guarantees page states for refusing a decompression bomb (measured: 72 MB for a PNG bomb, 107 MB
+#: for a ground-truth .mat bomb; `segensemble --version` alone 38 MB).
+REFUSAL_PEAK_MB = 200
+
+
 def _refusal_peak_memory_mb(args, cwd) -> float:
     """Peak resident memory (MB) of a CLI run that must refuse its input (exit 2), in a fresh process outside the
     repository, measured by a wrapper process."""
@@ -296,8 +301,8 @@ def test_image_bombs_are_refused_before_decoding(tmp_path, kind, command):
 def test_image_bomb_memory_stays_small(tmp_path):
     bomb = _png_bomb(tmp_path / "bomb.png", 20000, 20000)
     assert bomb.stat().st_size < 500_000
-    assert _refusal_peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png"], tmp_path) < 500
-    assert _refusal_peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png", "--downscale"], tmp_path) < 500
+    for extra in ([], ["--downscale"]):
+        assert _refusal_peak_memory_mb(["segment", bomb, "-o", tmp_path / "o.png", *extra], tmp_path) < REFUSAL_PEAK_MB
     assert not (tmp_path / "o.png").exists()
 
 
@@ -329,7 +334,7 @@ def test_mat_bombs_are_refused_before_loading(tmp_path, key):
     else:
         line = _one_error_line(["evaluate", seg, "--gt", bomb], bomb.name)
     assert "declares 3,600,000,000 elements" in line and "--max-pixels" in line
-    assert _refusal_peak_memory_mb(["evaluate", seg, "--gt", bomb], tmp_path) < 500
+    assert _refusal_peak_memory_mb(["evaluate", seg, "--gt", bomb], tmp_path) < REFUSAL_PEAK_MB
 
 
 def test_score_reports_a_ground_truth_bomb_as_a_failed_image(tmp_path):

@@ -21,6 +21,10 @@ SETUPS = {
     "test_5": ("segs", ["--what", "region"]),
 }
 BOUNDARY_FILES = ("eval_bdry.txt", "eval_bdry_img.txt", "eval_bdry_thr.txt")
+#: Largest differences from the official boundary files (measured: 0.00069 on eval_bdry_thr.txt of test_1,
+#: 0.00057 on eval_bdry.txt of test_2, 0.0013 on eval_bdry_img.txt of test_3).
+DATASET_LEVEL_ATOL = 0.0007
+PER_IMAGE_ATOL = 0.0015
 
 
 def _numbers(path):
@@ -42,8 +46,10 @@ def test_official_setups_reproduced(setup, bsds_bench, tmp_path):
         if name in BOUNDARY_FILES:
             ours, theirs = _numbers(out / name), _numbers(expected_dir / name)
             assert ours.shape == theirs.shape, name
-            # the official matcher itself varies in the 4th decimal (test_3 vs test_4)
-            np.testing.assert_allclose(ours, theirs, atol=0.002, rtol=0, err_msg=name)
+            # the official matcher approximates the optimum and varies in the 4th decimal (test_3 vs test_4);
+            # the bounds the documentation states: 0.0007 at dataset level, 0.0015 per image
+            atol = DATASET_LEVEL_ATOL if name != "eval_bdry_img.txt" else PER_IMAGE_ATOL
+            np.testing.assert_allclose(ours, theirs, atol=atol, rtol=0, err_msg=name)
         else:  # region numbers: identical to the printed digits
             assert [ln.split() for ln in (out / name).read_text().splitlines()] == [
                 ln.split() for ln in (expected_dir / name).read_text().splitlines()

@@ -204,9 +204,19 @@ def read_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
 
     Examples
     --------
-    >>> import os
-    >>> root = os.environ.get("SEGENSEMBLE_BSDS_ROOT")
-    >>> gt = read_ground_truth(f"{root}/data/groundTruth/val/3096.mat") if root else None
+    A file in the BSDS layout: one struct per annotator with its
+    ``Segmentation`` (labels from 1, kept as stored) and ``Boundaries``.
+
+    >>> import os, tempfile
+    >>> seg = np.array([[1, 1, 2, 2]] * 3, dtype=np.uint16)
+    >>> cell = np.empty((1, 2), dtype=object)
+    >>> cell[0, 0] = {"Segmentation": seg, "Boundaries": (np.diff(seg, axis=1, append=2) != 0).astype(np.uint8)}
+    >>> cell[0, 1] = {"Segmentation": np.ones_like(seg), "Boundaries": np.zeros(seg.shape, np.uint8)}
+    >>> path = os.path.join(tempfile.mkdtemp(), "1.mat")
+    >>> _ = open(path, "wb").write(mat_bytes({"groundTruth": cell}))
+    >>> gt = read_ground_truth(path)
+    >>> len(gt.segmentations), gt.segmentations[0].tolist()[0], int(gt.boundaries[0].sum())
+    (2, [1, 1, 2, 2], 3)
     """
     path = _existing(path)
     data = _load_mat(path, max_pixels)
