@@ -9,7 +9,7 @@ boundary map (``hed.png``) and
 ``BSDS500`` (a link to the development copy). Python blocks of one file share
 a namespace, like a notebook; bash blocks run with ``set -euo pipefail``. A
 block may be skipped only with a ``<!-- snippet: skip (reason) -->`` line
-right above it, and only if it installs something (``pip install``,
+among the comment lines right above it, and only if it installs something (``pip install``,
 ``python3 -m venv``): ``.ci/run`` runs those on a fresh machine. ``text``
 blocks are output, not code. A stale example fails here.
 """
@@ -47,8 +47,12 @@ def code_blocks(path: Path) -> list[tuple[str, str, int, str | None]]:
         while k < len(lines) and not FENCE.match(lines[k]):
             body.append(lines[k][indent:] if lines[k][:indent].strip() == "" else lines[k])
             k += 1
-        above = next((ln for ln in reversed(lines[: start - 1]) if ln.strip()), "")
-        skip = SKIP.search(above)
+        above = []  # the HTML comments right above the fence (blank lines between them allowed)
+        for ln in reversed(lines[: start - 1]):
+            if ln.strip() and not ln.strip().startswith("<!--"):
+                break
+            above.append(ln)
+        skip = next((m for m in map(SKIP.search, above) if m), None)
         blocks.append((m["lang"], "\n".join(body) + "\n", start + 1, skip["reason"] if skip else None))
         k += 1
     return blocks
@@ -115,3 +119,12 @@ def test_every_code_block_runs(page, tmp_path, bsds_root, monkeypatch):
             run = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=tmp_path, env=env,
                                  capture_output=True, text=True, timeout=600)
             assert run.returncode == 0, f"{where}: exit {run.returncode}\n{code}\n{run.stderr[-2000:]}"
+
+
+def test_the_ci_reads_the_readme_test_command():
+    """.ci/run takes the lines between the test-command markers, fences and blank lines dropped: they must be the
+    command alone (a comment line there once broke CI)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    inside = text.split("<!-- test-command -->", 1)[1].split("<!-- /test-command -->", 1)[0]
+    command = [ln.strip() for ln in inside.splitlines() if ln.strip() and not ln.strip().startswith("```")]
+    assert command == ['pip install ".[test]" && pytest']
