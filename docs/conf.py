@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import segensemble
-
 HERE = Path(__file__).resolve().parent
+# `python -m sphinx` puts the working directory first on sys.path; from the repository root that is the source
+# folder `segensemble/` without the sub-packages the install maps into it (consensus, segmenters, datasets):
+# import the installed package instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE.parent]
+
+import segensemble  # noqa: E402
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 project = "segensemble"
@@ -29,7 +34,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 # The command-line reference, generated from the Typer application by Typer's own documentation output.
 subprocess.run([sys.executable, "-m", "typer", "segensemble.cli", "utils", "docs", "--name", "segensemble",
-                "--output", str(HERE / "guide" / "cli_reference.md")], check=True, capture_output=True)
+                "--output", str(HERE / "guide" / "cli_reference.md")], check=True, capture_output=True, cwd=HERE)
 
 exclude_patterns = ["guide/cli_reference.md", "_build", "examples", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
