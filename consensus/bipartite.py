@@ -54,11 +54,15 @@ class HBGF(ConsensusClusterer):
         An = H.multiply(np.sqrt(w)[:, None]).multiply(1.0 / np.sqrt(m * d2)[None, :]).tocsr()
         _, U, V = _top_singular_vectors(An, k)
         d = An.shape[1]
-        U = U / np.sqrt(w)[:, None]  # pixel-level left vectors
-        Zo = U / np.sqrt(m)
-        Zc = V / np.sqrt(d2)[:, None]
-        Z = np.vstack([Zo, Zc])
-        Z = Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
+        del An  # the (n, K) arrays below are scaled in place: at 10^6 objects each copy is 80 MB
+        Z = np.empty((len(w) + d, U.shape[1]))
+        Z[: len(w)] = U
+        del U
+        Zo = Z[: len(w)]
+        Zo /= np.sqrt(w)[:, None]  # pixel-level left vectors
+        Zo /= np.sqrt(m)
+        Z[len(w) :] = V / np.sqrt(d2)[:, None]
+        Z /= np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
         weights = np.concatenate([w, d2 / m])
         # starts: a member's partition for the objects, each cluster node with its objects' majority label
         coo = H.tocoo()

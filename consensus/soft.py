@@ -205,9 +205,12 @@ class _AlignedVoting(ConsensusClusterer):
         self.refine = refine
 
     def _aligned(self, ensemble):
+        """The members' aligned memberships, one at a time: the (n, K) arrays of all m members are never held
+        together (10 members of 10^6 objects and 10 clusters: 800 MB), and the sums add them in member order."""
         R, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
         w = ensemble.weights
-        return [align_memberships(member_memberships(ensemble, j), R, w) for j in range(ensemble.n_members)]
+        for j in range(ensemble.n_members):
+            yield align_memberships(member_memberships(ensemble, j), R, w)
 
     def _fit(self, ensemble):
         memberships = self._combine(ensemble)
