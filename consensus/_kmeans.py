@@ -32,6 +32,9 @@ class _Space:
         self.X = X
         self.sparse = sp.issparse(X)
         self.G = G
+        #: Row-sliced CSR products equal the rows of the full product bit for bit (each row is summed alone), so
+        #: Lloyd may skip the objects its bounds settle; dense products go through BLAS, whose blocking may not.
+        self.pruned = self.sparse and X.format == "csr"
         if self.sparse:  # in row blocks: X G is dense (n x D), never formed whole
             X = X.tocsr()
             self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, X.shape[0], _BLOCK)]
@@ -63,28 +66,103 @@ class _Space:
         """(n, K) squared distances of every object to every centre."""
         return self.centre_norms(M)[None, :] - 2 * self.cross(M) + self.row_norms[:, None]
 
+    def distances_of(self, M, rows):
+        """:meth:`distances` of the objects ``rows`` only: the same expression on the same rows, bit for bit."""
+        XG = self.X[rows] @ (self.G @ M.T) if self.G is not None else self.X[rows] @ M.T
+        return self.centre_norms(M)[None, :] - 2 * np.asarray(XG) + self.row_norms[rows][:, None]
+
     def rows(self, idx):
         r = self.X[idx]
         return r.toarray() if self.sparse else np.asarray(r)
 
 
 def _lloyd(space, w, labels, k, max_iter):
+    if space.pruned:
+        return _lloyd_pruned(space, w, labels, k, max_iter)
     labels = labels.copy()
     every = np.arange(len(labels))
     for _ in range(max_iter):
         d = space.distances(space.means(labels, w, k))
-        new = np.argmin(d, axis=1)
-        sizes = np.bincount(new, weights=w, minlength=k)
-        for c in np.flatnonzero(sizes == 0):  # re-seed an empty cluster with the worst-fitting object
-            far = int(np.argmax(d[every, new]))
-            new[far] = c
-            d[far, :] = -np.inf
+        new = _assign(d, w, k, every)
         if np.array_equal(new, labels):
             break
         labels = new
     d = space.distances(space.means(labels, w, k))
     inertia = float(np.sum(w * np.maximum(d[every, labels], 0)))
     return labels, inertia
+
+
+def _assign(d, w, k, every):
+    """Nearest centre of every object; an empty cluster re-seeded with the worst-fitting object."""
+    new = np.argmin(d, axis=1)
+    sizes = np.bincount(new, weights=w, minlength=k)
+    for c in np.flatnonzero(sizes == 0):
+        far = int(np.argmax(d[every, new]))
+        new[far] = c
+        d[far, :] = -np.inf
+    return new
+
+
+#: Relative rounding allowance of the bounds in :func:`_lloyd_pruned` (computed squared distances are sums of a
+#: few hundred products: their rounding error is far below this share of the norms involved).
+_ROUNDING = 1e-9
+
+
+def _lloyd_pruned(space, w, labels, k, max_iter):
+    """Lloyd's iterations with Hamerly's bounds (Hamerly, SDM 2010): the same labels, exactly.
+
+    After the centres move by ``drift`` (in the metric), an object's distance to its own centre is at most its
+    upper bound plus that centre's drift, and to any other at least its lower bound minus the largest drift. An
+    object whose bounds keep its own centre nearer than any other by more than the rounding allowance cannot
+    change label, so only the others' distances are computed — with the same expression on the same rows as the
+    full computation, so they and their argmin are bit for bit what plain Lloyd computes. An iteration that
+    empties a cluster is computed in full (the re-seed looks at every object).
+    """
+    labels = labels.copy()
+    n = len(labels)
+    every = np.arange(n)
+    M = space.means(labels, w, k)
+    d = space.distances(M)
+    new = _assign(d, w, k, every)
+    upper, lower = _bounds(d, new, every)
+    for _ in range(1, max_iter):
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        M_next = space.means(labels, w, k)
+        drift = np.sqrt(np.maximum(space.centre_norms(M_next - M), 0.0))
+        M = M_next
+        upper += drift[labels]
+        lower -= drift.max()
+        scale = space.row_norms + space.centre_norms(M).max() + 1.0
+        settled = (upper * (1 + _ROUNDING)) ** 2 + 2 * _ROUNDING * scale < (np.maximum(lower, 0) * (1 - _ROUNDING)) ** 2
+        check = np.flatnonzero(~settled)
+        new = labels.copy()
+        if len(check):
+            dc = space.distances_of(M, check)
+            new[check] = np.argmin(dc, axis=1)
+            if np.bincount(new, weights=w, minlength=k).min() == 0:  # a cluster emptied: as plain Lloyd, in full
+                d = space.distances(M)
+                new = _assign(d, w, k, every)
+                upper, lower = _bounds(d, new, every)
+                continue
+            u, lo = _bounds(dc, new[check], np.arange(len(check)))
+            upper[check], lower[check] = u, lo
+    else:
+        if not np.array_equal(new, labels):
+            labels = new
+    d = space.distances(space.means(labels, w, k))
+    inertia = float(np.sum(w * np.maximum(d[every, labels], 0)))
+    return labels, inertia
+
+
+def _bounds(d, assigned, rows):
+    """(upper, lower): the distance to the assigned centre and to the nearest other one, from squared distances."""
+    own = d[rows, assigned]
+    other = d.copy()
+    other[rows, assigned] = np.inf
+    second = other.min(axis=1) if d.shape[1] > 1 else np.full(len(rows), np.inf)
+    return np.sqrt(np.maximum(own, 0.0)), np.sqrt(np.maximum(second, 0.0))
 
 
 def _maximin_init(space, w, k):

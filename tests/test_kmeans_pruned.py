@@ -1,0 +1,52 @@
+"""Lloyd with Hamerly's bounds gives plain Lloyd's labels and inertia, bit for bit."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from segensemble.consensus import _kmeans as km
+
+
+def _one_hot_members(n, m, k, gen):
+    labels = gen.integers(0, k, size=(n, m))
+    rows = np.repeat(np.arange(n), m)
+    cols = (labels + k * np.arange(m)).ravel()
+    return sp.csr_matrix((np.ones(n * m), (rows, cols)), shape=(n, m * k))
+
+
+def _both(X, w, start, k, G=None, max_iter=100):
+    pruned = km._Space(X, G)
+    plain = km._Space(X, G)
+    plain.pruned = False
+    assert pruned.pruned
+    return km._lloyd(pruned, w, start, k, max_iter), km._lloyd(plain, w, start, k, max_iter)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("metric", ["euclidean", "gram"])
+def test_pruned_lloyd_equals_plain_lloyd(seed, metric):
+    gen = np.random.default_rng(seed)
+    X = _one_hot_members(4000, 6, 5, gen)
+    # planted structure so that Lloyd runs several iterations and most objects settle early
+    truth = gen.integers(0, 5, size=4000)
+    X = X.tolil()
+    for i in np.flatnonzero(gen.random(4000) < 0.7):
+        X.rows[i] = [5 * j + truth[i] for j in range(6)]
+    X = sp.csr_matrix(X)
+    w = gen.integers(1, 20, size=4000).astype(np.float64)
+    G = (X.T @ X.multiply(w[:, None]).tocsr()).toarray() if metric == "gram" else None
+    start = gen.integers(0, 5, size=4000)
+    (lab_a, in_a), (lab_b, in_b) = _both(X, w, start, 5, G)
+    assert np.array_equal(lab_a, lab_b)
+    assert in_a == in_b
+
+
+def test_pruned_lloyd_equals_plain_lloyd_when_a_cluster_empties_and_when_iterations_run_out():
+    gen = np.random.default_rng(7)
+    X = _one_hot_members(500, 3, 4, gen)
+    w = np.ones(500)
+    start = np.zeros(500, dtype=np.int64)
+    start[:3] = [1, 2, 3]  # three near-empty clusters
+    for max_iter in (1, 2, 3, 100):
+        (lab_a, in_a), (lab_b, in_b) = _both(X, w, start, 6, max_iter=max_iter)  # k = 6: empty clusters re-seeded
+        assert np.array_equal(lab_a, lab_b) and in_a == in_b, max_iter
