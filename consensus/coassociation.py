@@ -48,10 +48,24 @@ _with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
 
 
 def _gram(ensemble) -> np.ndarray:
-    """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters."""
-    H = ensemble.incidence
+    """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters.
+
+    With integer weights (label arrays, pixel counts) every entry and every partial sum is an integer below 2^53,
+    so any order of summation gives the same bits: the columns are then summed one member at a time, as sparse
+    times dense products (several times faster than the sparse-sparse product at 10^6 objects).
+    """
+    H, w = ensemble.incidence, ensemble.weights
     check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
-    return (H.T @ H.multiply(ensemble.weights[:, None]).tocsr()).toarray()
+    if not (np.all(w >= 0) and np.all(w == np.floor(w)) and w.sum() < 2.0**53):
+        return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
+    G = np.empty((H.shape[1], H.shape[1]))
+    for j, (start, stop) in enumerate(zip(ensemble.offsets[:-1], ensemble.offsets[1:])):
+        codes = ensemble.labels[:, j]
+        speaks = np.flatnonzero(codes >= 0)
+        Z = np.zeros((len(w), stop - start))
+        Z[speaks, codes[speaks]] = w[speaks]
+        G[:, start:stop] = H.T @ Z
+    return G
 
 
 #: Above this many member clusters the leading eigenvalues of G are found by Lanczos iterations through H
@@ -219,7 +233,7 @@ class Spectral(ConsensusClusterer):
     """
 
     #: A member that leaves an object unlabelled adds nothing to its affinities (m counts the members that speak).
-    capabilities = Capabilities(abstain=True)
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
     _parameter_constraints: dict = {**_COMMON, "variant": [StrOptions({"normalized", "plain"})]}
 
     def __init__(self, n_clusters="auto", *, variant="normalized", init="members", n_init=None, refine=False,

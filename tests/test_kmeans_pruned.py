@@ -50,3 +50,19 @@ def test_pruned_lloyd_equals_plain_lloyd_when_a_cluster_empties_and_when_iterati
     for max_iter in (1, 2, 3, 100):
         (lab_a, in_a), (lab_b, in_b) = _both(X, w, start, 6, max_iter=max_iter)  # k = 6: empty clusters re-seeded
         assert np.array_equal(lab_a, lab_b) and in_a == in_b, max_iter
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gram_by_members_equals_the_sparse_product(seed):
+    """The per-member Gram path (integer weights) gives the sparse product's bits; other weights take that product."""
+    from segensemble import Ensemble
+    from segensemble.consensus.coassociation import _gram
+
+    gen = np.random.default_rng(seed)
+    L = gen.integers(0, 7, size=(3000, 5))
+    L[gen.random(L.shape) < 0.1] = -1
+    L[:, 0] = np.maximum(L[:, 0], 0)  # every object labelled by someone
+    for w in (gen.integers(1, 50, size=3000).astype(np.float64), gen.random(3000) + 0.5):
+        ens = Ensemble.from_labels(L, weights=w)
+        H = ens.incidence
+        assert np.array_equal(_gram(ens), (H.T @ H.multiply(ens.weights[:, None]).tocsr()).toarray())
