@@ -59,7 +59,7 @@ class EM(ConsensusClusterer):
 
     #: A member that leaves an object unlabelled is left out of that object's likelihood (missing at random),
     #: and its label frequencies come from the objects it labels.
-    capabilities = Capabilities(soft=True, abstain=True)
+    capabilities = Capabilities(soft=True, distinct_rows=True, abstain=True)
 
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
@@ -77,7 +77,10 @@ class EM(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        start = Basic(n_clusters=self.n_clusters).fit(ensemble).labels_
+        # the ensemble comes with duplicate rows merged: at most as many clusters as distinct rows (as Basic's own
+        # k-means on the full ensemble takes)
+        k = self.n_clusters if self.n_clusters == "auto" else min(int(self.n_clusters), ensemble.n_objects)
+        start = Basic(n_clusters=k).fit(ensemble).labels_
         k = int(start.max()) + 1
         L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
         n, m = L.shape
