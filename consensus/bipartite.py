@@ -44,7 +44,7 @@ class HBGF(ConsensusClusterer):
     """
 
     #: A member that leaves an object unlabelled has no edge to it (m counts the members that label something).
-    capabilities = Capabilities(abstain=True)
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
