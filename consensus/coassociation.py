@@ -19,7 +19,7 @@ from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
 from segensemble.consensus._memory import check_dense, check_eigen
 
-__all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters"]
+__all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters", "basic_start"]
 
 _COMMON = {
     "n_clusters": N_CLUSTERS,
@@ -195,6 +195,22 @@ class Basic(_KMeansConsensus):
         k = _resolve_k(self, ensemble)
         labels, self.inertia_ = _kmeans(self, ensemble.incidence, ensemble, k, G=_gram(ensemble))
         return labels
+
+
+def basic_start(ensemble, n_clusters) -> np.ndarray:
+    """The Basic consensus as a deterministic start (EM, NMF): its labels, with at most one cluster per object.
+
+    Methods fitted on the distinct label rows may ask for more clusters than there are rows; Basic's k-means on
+    the full ensemble would take no more than there are distinct rows either.
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> basic_start(Ensemble.from_labels([[0, 1]]), 2).tolist()
+    [0]
+    """
+    k = n_clusters if n_clusters == "auto" else min(int(n_clusters), ensemble.n_objects)
+    return Basic(n_clusters=k).fit(ensemble).labels_
 
 
 @REGISTRY.register("spectral")

@@ -9,7 +9,7 @@ from segensemble.constraints import Interval
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
-from segensemble.consensus.coassociation import Basic
+from segensemble.consensus.coassociation import basic_start
 
 __all__ = ["EM"]
 
@@ -77,10 +77,7 @@ class EM(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        # the ensemble comes with duplicate rows merged: at most as many clusters as distinct rows (as Basic's own
-        # k-means on the full ensemble takes)
-        k = self.n_clusters if self.n_clusters == "auto" else min(int(self.n_clusters), ensemble.n_objects)
-        start = Basic(n_clusters=k).fit(ensemble).labels_
+        start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
         L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
         n, m = L.shape

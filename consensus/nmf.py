@@ -10,7 +10,7 @@ from segensemble.constraints import Interval
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus.coassociation import Basic
+from segensemble.consensus.coassociation import basic_start
 
 __all__ = ["NMFConsensus"]
 
@@ -93,7 +93,7 @@ class NMFConsensus(ConsensusClusterer):
         self.refine = refine
 
     def _fit(self, ensemble):
-        start = Basic(n_clusters=self.n_clusters).fit(ensemble).labels_
+        start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
         H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
         Ht = H.T.tocsr()

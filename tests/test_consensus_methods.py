@@ -245,3 +245,12 @@ def test_pairwise_methods_refuse_too_many_objects_naming_the_linear_ones(monkeyp
     for name in ("cspa", "eac", "ccpivot"):
         with pytest.raises(InputError, match="fewer distinct objects, or a method that works through the incidence"):
             consensus.get(name)(n_clusters=3).fit(L)
+
+
+@pytest.mark.parametrize("name", ["em", "nmf"])
+def test_a_basic_start_on_fewer_distinct_rows_than_clusters(name):
+    """EM and NMF start from Basic on the distinct label rows; asking for more clusters than there are distinct rows
+    (NMF refused 3 equal rows with n_clusters=2) gives one label per distinct row, as Basic does."""
+    L = np.array([[0, 1], [0, 1], [0, 1], [1, 0]])
+    labels = consensus.get(name)(n_clusters=3).fit(L).labels_
+    assert labels.tolist() == consensus.get("basic")(n_clusters=3).fit(L).labels_.tolist() == [0, 0, 0, 1]
