@@ -86,7 +86,9 @@ from segensemble.consensus.soft import DWH, Borda, VoteProduct, VoteSum, confide
 from segensemble.consensus.voting import Vote  # noqa: E402
 
 __all__ = [
-    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE", "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "NMFConsensus", "SCCC", "SDP", "Spectral",
+    "BOEM", "Basic", "BestOfK", "Borda", "BoundaryMerge", "CAP", "CBPCE", "CCPivot", "CSPA", "ECBPCE",
+    "ProjectiveEnsemble", "ConsensusClusterer", "DWH", "EAC", "EM", "HBGF", "HGPA", "KCC", "MCLA", "NMFConsensus",
+    "SCCC", "SDP", "Spectral",
     "Vote", "VoteProduct", "VoteSum", "as_ensemble", "confidence",
     "available", "describe",
     "get", "make", "register", "soft_methods", "abstaining_methods", "methods_with", "Capabilities",

@@ -87,9 +87,13 @@ def _lloyd(space, w, labels, k, max_iter):
         if np.array_equal(new, labels):
             break
         labels = new
+    return labels, _inertia(space, w, labels, k, every)
+
+
+def _inertia(space, w, labels, k, every):
+    """Weighted sum of squared distances to the centres of ``labels``."""
     d = space.distances(space.means(labels, w, k))
-    inertia = float(np.sum(w * np.maximum(d[every, labels], 0)))
-    return labels, inertia
+    return float(np.sum(w * np.maximum(d[every, labels], 0)))
 
 
 def _assign(d, w, k, every):
@@ -119,8 +123,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
     empties a cluster is computed in full (the re-seed looks at every object).
     """
     labels = labels.copy()
-    n = len(labels)
-    every = np.arange(n)
+    every = np.arange(len(labels))
     M = space.means(labels, w, k)
     d = space.distances(M)
     new = _assign(d, w, k, every)
@@ -148,12 +151,9 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
                 continue
             u, lo = _bounds(dc, new[check], np.arange(len(check)))
             upper[check], lower[check] = u, lo
-    else:
-        if not np.array_equal(new, labels):
-            labels = new
-    d = space.distances(space.means(labels, w, k))
-    inertia = float(np.sum(w * np.maximum(d[every, labels], 0)))
-    return labels, inertia
+    else:  # the iterations ran out: the last assignment stands, as in plain Lloyd
+        labels = new
+    return labels, _inertia(space, w, labels, k, every)
 
 
 def _bounds(d, assigned, rows):

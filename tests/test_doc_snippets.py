@@ -69,6 +69,7 @@ def _make_sandbox(tmp: Path, bsds_root: Path) -> None:
     from skimage.transform import rescale
 
     from segensemble import segment
+    from segensemble.edges import detect_boundaries
     from segensemble.io import write_image, write_labels
 
     photo = (rescale(data.coffee(), 0.5, channel_axis=-1, anti_aliasing=True) * 255).astype(np.uint8)
@@ -76,17 +77,16 @@ def _make_sandbox(tmp: Path, bsds_root: Path) -> None:
     (tmp / "photos").mkdir()
     write_image(tmp / "photos" / "coffee.jpg", photo)
     write_image(tmp / "photos" / "cat.jpg", (rescale(data.chelsea(), 0.5, channel_axis=-1) * 255).astype(np.uint8))
-    write_labels(tmp / "seg1.png", segment(photo, "slic", rng=0).labels)
-    write_labels(tmp / "seg2.png", segment(photo, "felzenszwalb", rng=0).labels)
+    slic, felzenszwalb = segment(photo, "slic", rng=0).labels, segment(photo, "felzenszwalb", rng=0).labels
+    write_labels(tmp / "seg1.png", slic)
+    write_labels(tmp / "seg2.png", felzenszwalb)
     np.save(tmp / "seg3.npy", segment(photo, "watershed", rng=0).labels)
-    full = [segment(photo, "slic", rng=0).labels + 1, segment(photo, "felzenszwalb", rng=0).labels + 1]
-    mask = np.zeros_like(full[0])  # a member that labels the left third only, 0 elsewhere
-    mask[:, : mask.shape[1] // 3] = segment(photo, "kmeans", n_segments=4, rng=0).labels[:, : mask.shape[1] // 3] + 1
+    third = photo.shape[1] // 3
+    mask = np.zeros_like(slic)  # a member that labels the left third only, 0 elsewhere
+    mask[:, :third] = segment(photo, "kmeans", n_segments=4, rng=0).labels[:, :third] + 1
     write_labels(tmp / "mask.png", mask)
-    write_labels(tmp / "full1.png", full[0])
-    write_labels(tmp / "full2.png", full[1])
-    from segensemble.edges import detect_boundaries
-
+    write_labels(tmp / "full1.png", slic + 1)  # full members numbered from 1
+    write_labels(tmp / "full2.png", felzenszwalb + 1)
     write_image(tmp / "hed.png", np.round(detect_boundaries(photo, nms=False) * 255).astype(np.uint8))
     os.symlink(bsds_root, tmp / "BSDS500")
 
