@@ -16,7 +16,11 @@ connected components. Here:
   its matching. A component is unchanged exactly when it holds no machine
   pixel new at this threshold and none of its annotation pixels had a
   candidate pair with a machine pixel that left (proof in
-  :func:`boundary_counts_sweep`); only the others are passed to the solver,
+  :func:`boundary_counts_sweep`);
+- a changed component whose machine pixels were all matched at the last
+  step, by pairs costing less than two outlier costs in all, is fully
+  matched at the optimum too (``_Sweep._saturated``): its counts need no
+  solve. Only the other changed components are passed to the solver,
   together, in one call.
 
 The solver's matching on a graph equals its matchings on the graph's
@@ -130,6 +134,13 @@ class _Sweep:
         self.n1, self.n2, self.oc = n_machine, n_gt, oc
         self.previous = None  # (active, row side swapped, rest pairs (machine, annotation)), or None
         self.pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        # the cost of a pair (machine, annotation) by binary search on its key
+        self._keys = self.i * self.n2 + self.j
+        self._by_key = np.argsort(self._keys, kind="stable")
+        self._sorted_keys = self._keys[self._by_key]
+        # the last matching: every machine pixel's partner and the pair's cost (-1: unmatched)
+        self.partner = np.full(n_machine, -1, dtype=np.int64)
+        self.partner_cost = np.full(n_machine, -1, dtype=np.int64)
 
     def step(self, act: np.ndarray) -> np.ndarray:
         """Matched machine pixels (union ids) of the set ``act`` (a bool mask over the union's pixels)."""
@@ -148,7 +159,35 @@ class _Sweep:
             rest = self._solve_rest(act, ri, rj, rc, swapped)
         self.previous = (act, swapped, rest)
         self.pairs = (np.concatenate([ie[single], rest[0]]), np.concatenate([je[single], rest[1]]))
+        self.partner[:] = -1
+        self.partner_cost[:] = -1
+        self.partner[self.pairs[0]] = self.pairs[1]
+        self.partner_cost[self.pairs[0]] = self.cost(*self.pairs)
         return self.pairs[0]
+
+    def cost(self, m: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Costs of the candidate pairs (machine ``m``, annotation ``g``)."""
+        return self.c[self._by_key[np.searchsorted(self._sorted_keys, m * self.n2 + g)]]
+
+    def _saturated(self, ri, label, dirty):
+        """Dirty components the last matching restricted to them proves fully matched on the machine side.
+
+        If every machine pixel of a component C was matched at the last step (its partner, an annotation pixel,
+        is still there and still paired with it, so in C), the restriction M_r of that matching to C matches all
+        of C's machine pixels, at cost S. Every assignment that leaves a machine pixel of C unmatched costs at
+        least 2 oc more than M_r's own assignment minus S — whichever side is the rows (an unmatched machine
+        row pays its dummy 2 oc; with annotation rows, one more annotation row pays it) — so when S < 2 oc the
+        optimum matches every machine pixel of C: the matched machine pixels and their number are those of
+        M_r, whatever matching the solver would pick among equals. The counts need nothing more.
+        """
+        machine = np.unique(ri)
+        comp = label[machine]
+        n = len(dirty)
+        unmatched = np.bincount(comp, weights=self.partner_cost[machine] < 0, minlength=n) > 0
+        spent = np.bincount(comp, weights=np.maximum(self.partner_cost[machine], 0), minlength=n)
+        certain = dirty & ~unmatched & (spent < 2 * self.oc)
+        m = machine[certain[comp]]
+        return certain, (m, self.partner[m])
 
     def _solve_rest(self, act, ri, rj, rc, swapped):
         n1, n2 = self.n1, self.n2
@@ -165,7 +204,9 @@ class _Sweep:
             pm, pg = prev[2]
             keep = act[pm] & ~dirty[label[pm]] & ~dirty[label[n1 + pg]]
             kept = (pm[keep], pg[keep])
-        out_i, out_j = [kept[0]], [kept[1]]
+        certain, saturated = self._saturated(ri, label, dirty)
+        dirty &= ~certain
+        out_i, out_j = [kept[0], saturated[0]], [kept[1], saturated[1]]
         for di, dj, dc in _batches(ri, rj, rc, label[ri], dirty):
             rows, ranked_i = _compact(di, n1)
             cols, ranked_j = _compact(dj, n2)
