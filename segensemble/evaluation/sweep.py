@@ -180,7 +180,7 @@ class _Sweep:
         optimum matches every machine pixel of C: the matched machine pixels and their number are those of
         M_r, whatever matching the solver would pick among equals. The counts need nothing more.
         """
-        machine = np.unique(ri)
+        machine = np.flatnonzero(np.bincount(ri, minlength=self.n1))
         comp = label[machine]
         n = len(dirty)
         unmatched = np.bincount(comp, weights=self.partner_cost[machine] < 0, minlength=n) > 0
