@@ -106,7 +106,10 @@ class SDP(ConsensusClusterer):
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
-        K, or the largest eigengap of the co-association spectrum.
+        K, or the largest eigengap of the co-association spectrum. Objects
+        with equal label rows stay together, so at most as many clusters as
+        distinct rows are formed (a larger K gives one cluster per row, as
+        ``basic`` does).
     solver : {'auto', 'scs', 'lowrank'}, default 'auto'
         ``'scs'``: cvxpy + SCS, the exact reference (at most
         ``SCS_MAX_OBJECTS`` objects); ``'lowrank'``: the nonnegative
@@ -196,9 +199,11 @@ class SDP(ConsensusClusterer):
         self.random_state = random_state
 
     def _fit(self, ensemble):
-        k = eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else int(self.n_clusters)
-        B, s = _problem_data(ensemble)
         n = ensemble.n_objects
+        # equal label rows are one object here: at most one cluster each (tr Z = K is infeasible for K > n), as
+        # the Basic consensus gives at most as many clusters as distinct rows
+        k = eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else min(int(self.n_clusters), n)
+        B, s = _problem_data(ensemble)
         solver = self.solver
         r = 2 * k if self.rank is None else self.rank
         if solver == "auto":

@@ -128,3 +128,13 @@ def test_winner_takes_all_gives_identical_rows_identical_labels():
 def test_bad_parameters_are_named(bad, message):
     with pytest.raises(InputError, match=message):
         SDP(n_clusters=2, **bad).fit(np.array([[0, 1], [0, 1], [1, 0]]))
+
+
+@pytest.mark.parametrize("solver", ["scs", "lowrank"])
+def test_more_clusters_than_distinct_rows_gives_one_cluster_per_row(solver):
+    """5 objects with 2 distinct label rows: K = 3 or 5 cannot split equal rows (tr Z = K would be infeasible);
+    the result is the K = 2 partition, as basic gives (it failed with 'SCS failed: status infeasible')."""
+    L = np.array([[0, 1], [0, 1], [1, 0], [1, 0], [0, 1]])
+    for k in (3, 5):
+        est = SDP(n_clusters=k, solver=solver).fit(L)
+        assert est.labels_.tolist() == [0, 0, 1, 1, 0] and est.n_clusters_ == 2
