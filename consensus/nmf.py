@@ -98,8 +98,8 @@ class NMFConsensus(ConsensusClusterer):
         H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
         Ht = H.T.tocsr()
 
-        def mdq(Q):  # M D Q, through H
-            return np.asarray(H @ (Ht @ (w[:, None] * Q))) / m
+        def mdq(wQ):  # M D Q, through H, from D Q
+            return np.asarray(H @ (Ht @ wQ)) / m
 
         # ||M||_F^2 with copies: sum_uv w_u w_v M_uv^2 = ||H^T D H||_F^2 / m^2
         G = (Ht @ H.multiply(w[:, None]).tocsr()).toarray()
@@ -107,18 +107,20 @@ class NMFConsensus(ConsensusClusterer):
         Q = np.full((len(w), k), _START_FLOOR)
         Q[np.arange(len(w)), start] += 1.0
         Q /= np.sqrt(w @ Q**2)[None, :]  # columns of unit D-norm
-        MQ = mdq(Q)
+        wQ = w[:, None] * Q
+        MQ = mdq(wQ)
         QtMQ = Q.T @ (w[:, None] * MQ)
+        QtQ = Q.T @ wQ  # of the current Q: computed once per update, at its end
         S = np.maximum(QtMQ, 1e-12)
         last, eps = np.inf, 1e-300
         for it in range(self.max_iter):
-            QtQ = Q.T @ (w[:, None] * Q)
             S *= np.sqrt(QtMQ / np.maximum(QtQ @ S @ QtQ, eps))
             MQS = MQ @ S
             Q *= np.sqrt(MQS / np.maximum(Q @ (Q.T @ (w[:, None] * MQS)), eps))
-            MQ = mdq(Q)
+            wQ = w[:, None] * Q
+            MQ = mdq(wQ)
             QtMQ = Q.T @ (w[:, None] * MQ)
-            QtQ = Q.T @ (w[:, None] * Q)
+            QtQ = Q.T @ wQ
             objective = (norm2 - 2 * np.sum(QtMQ * S) + np.sum((QtQ @ S) * (S @ QtQ).T)) / norm2
             if last - objective < self.tol:
                 break
