@@ -153,10 +153,18 @@ def borda_points(A, weights) -> np.ndarray:
     total = float(weights.sum())
     out = np.empty((n, k))
     for c in range(k):
-        values, inverse = np.unique(-A[:, c], return_inverse=True)  # ascending -a = descending a
-        group = np.bincount(inverse.ravel(), weights=weights, minlength=len(values))
+        a = A[:, c]
+        ones = a == 1.0
+        if np.all(ones | (a == 0.0)):  # a hard member's column: np.unique's ranks below, without its sort
+            both = bool(ones.any()) and not bool(ones.all())
+            inverse = (~ones).astype(np.intp) if both else np.zeros(n, dtype=np.intp)  # the ones rank first
+            n_values = 2 if both else int(n > 0)
+        else:
+            values, inverse = np.unique(-a, return_inverse=True)  # ascending -a = descending a
+            inverse, n_values = inverse.ravel(), len(values)
+        group = np.bincount(inverse, weights=weights, minlength=n_values)
         above = np.concatenate([[0.0], np.cumsum(group)[:-1]])
-        out[:, c] = (total - above - (group - 1) / 2)[inverse.ravel()]
+        out[:, c] = (total - above - (group - 1) / 2)[inverse]
     return out
 
 

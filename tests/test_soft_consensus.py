@@ -143,3 +143,19 @@ def test_confidence_measures():
     assert np.allclose(confidence(M, "entropy"), [1.0, 0.0, 1 - np.log(2) / np.log(3)])
     with pytest.raises(InputError, match="kind"):
         confidence(M, "margin")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_borda_points_of_hard_and_soft_columns_follow_the_definition(seed):
+    """Brute force from the definition (N - weight strictly above - (tied weight - 1) / 2) on one-hot columns
+    (counted without a sort), all-ones and all-zeros columns, and soft columns with ties, weighted objects."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    w = np.round(rng.uniform(1, 4, n)) if seed % 2 else rng.uniform(0.2, 3, n)
+    hard = np.eye(4)[rng.integers(0, 3, n)]  # the fourth column is all zeros
+    hard[:, 3] = 1.0 if seed == 0 else hard[:, 3]
+    soft = rng.random((n, 3)).round(1)
+    for A in (hard, soft):
+        expected = np.array([[w.sum() - w[A[:, c] > A[i, c]].sum() - (w[A[:, c] == A[i, c]].sum() - 1) / 2
+                              for c in range(A.shape[1])] for i in range(n)])
+        np.testing.assert_allclose(borda_points(A, w), expected, rtol=0, atol=1e-9)
