@@ -64,16 +64,27 @@ class _Space:
 
     def distances(self, M):
         """(n, K) squared distances of every object to every centre."""
-        return self.centre_norms(M)[None, :] - 2 * self.cross(M) + self.row_norms[:, None]
+        return _squared_distances(self.centre_norms(M), self.cross(M), self.row_norms)
 
     def distances_of(self, M, rows):
         """:meth:`distances` of the objects ``rows`` only: the same expression on the same rows, bit for bit."""
         XG = self.X[rows] @ (self.G @ M.T) if self.G is not None else self.X[rows] @ M.T
-        return self.centre_norms(M)[None, :] - 2 * np.asarray(XG) + self.row_norms[rows][:, None]
+        return _squared_distances(self.centre_norms(M), np.asarray(XG), self.row_norms[rows])
 
     def rows(self, idx):
         r = self.X[idx]
         return r.toarray() if self.sparse else np.asarray(r)
+
+
+def _squared_distances(centre_norms, cross, row_norms):
+    """``centre_norms[None, :] - 2 * cross + row_norms[:, None]``, in place in ``cross`` (a product the caller
+    owns): the same operations in the same order, without two (n, K) temporaries per Lloyd iteration."""
+    if cross.dtype != np.float64 or not cross.flags.writeable:
+        return centre_norms[None, :] - 2 * cross + row_norms[:, None]
+    cross *= 2
+    np.subtract(centre_norms[None, :], cross, out=cross)
+    cross += row_norms[:, None]
+    return cross
 
 
 def _lloyd(space, w, labels, k, max_iter):

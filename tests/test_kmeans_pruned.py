@@ -66,3 +66,21 @@ def test_gram_by_members_equals_the_sparse_product(seed):
         ens = Ensemble.from_labels(L, weights=w)
         H = ens.incidence
         assert np.array_equal(_gram(ens), (H.T @ H.multiply(ens.weights[:, None]).tocsr()).toarray())
+
+
+def test_squared_distances_in_place_equal_the_expression():
+    """The in-place distances are the expression's numbers bit for bit (float64 products), and a product of
+    another dtype, or one the caller cannot write, is left alone."""
+    from segensemble.consensus._kmeans import _squared_distances
+
+    rng = np.random.default_rng(3)
+    cn, rn = rng.random(7) * 10, rng.random(500) * 10
+    cross = rng.random((500, 7)) * 5
+    expected = cn[None, :] - 2 * cross + rn[:, None]
+    assert np.array_equal(_squared_distances(cn, cross.copy(), rn), expected)
+    small = cross.astype(np.float32)
+    assert np.array_equal(_squared_distances(cn, small, rn), cn[None, :] - 2 * small + rn[:, None])
+    assert np.array_equal(small, cross.astype(np.float32))  # not written
+    frozen = cross.copy()
+    frozen.flags.writeable = False
+    assert np.array_equal(_squared_distances(cn, frozen, rn), expected)
