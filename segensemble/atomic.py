@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_all", "atomic_write_text", "remove_stale_temporaries", "file_digest",
-           "pid_alive"]
+__all__ = ["atomic_write_bytes", "atomic_create_bytes", "atomic_write_all", "atomic_write_text",
+           "remove_stale_temporaries", "file_digest", "pid_alive"]
 
 
 def atomic_write_bytes(path, data: bytes) -> Path:
@@ -46,6 +46,47 @@ def atomic_write_bytes(path, data: bytes) -> Path:
         except FileNotFoundError:
             pass
         raise
+    return path
+
+
+def atomic_create_bytes(path, data: bytes) -> Path:
+    """Create ``path`` holding ``data``, all at once, or raise FileExistsError if it exists (it is left alone).
+
+    The file never exists empty or half-written, which a reader could take for another writer's (a lock file
+    read by a second run between its creation and its content): the data go to a temporary beside it, which is
+    then hard-linked to ``path`` (a link fails when the name exists). Where the file system has no hard links,
+    the file is created exclusively and then written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = atomic_create_bytes(Path(tempfile.mkdtemp()) / "lock", b"me")
+    >>> atomic_create_bytes(p, b"another")
+    Traceback (most recent call last):
+    ...
+    FileExistsError: ...
+    >>> p.read_bytes(), sorted(q.name for q in p.parent.iterdir())
+    (b'me', ['lock'])
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o644)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise FileExistsError(f"{path} exists") from None
+        except OSError:  # no hard links here
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+    finally:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
     return path
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from segensemble.atomic import pid_alive, remove_stale_temporaries
+from segensemble.atomic import atomic_create_bytes, pid_alive, remove_stale_temporaries
 from segensemble.errors import InputError
 
 __all__ = ["output_lock", "batch_folder", "LOCK_NAME"]
@@ -50,10 +50,10 @@ class output_lock:
         import socket
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        me = {"pid": os.getpid(), "host": socket.gethostname(), "argv": sys.argv[:8]}
+        me = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "argv": sys.argv[:8]}).encode()
         for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            try:  # created with its content at once: a lock seen empty would pass for a dead run's and be taken
+                atomic_create_bytes(self.path, me)
             except FileExistsError:
                 other = self._holder()
                 if other is not None:
@@ -62,8 +62,6 @@ class output_lock:
                                      "another folder") from None
                 self.path.unlink(missing_ok=True)  # a dead run's lock: taken over
                 continue
-            with os.fdopen(fd, "w") as fh:
-                json.dump(me, fh)
             return self
         raise InputError(f"{self.name}: could not lock {self.folder} for writing; try again")
 
