@@ -30,23 +30,33 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = _staged(path, data)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _staged(path: Path, data: bytes) -> str:
+    """``data`` written and synced to a temporary beside ``path`` that names its writer; its name.
+
+    The temporary gets the usual permissions of an output (mkstemp makes 0600); if writing fails it is removed.
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
     try:
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; outputs get the usual permissions
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return tmp
 
 
 def atomic_create_bytes(path, data: bytes) -> Path:
@@ -69,24 +79,17 @@ def atomic_create_bytes(path, data: bytes) -> Path:
     (b'me', ['lock'])
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
+    tmp = _staged(path, data)
     try:
-        os.chmod(tmp, 0o644)
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(f"{path} exists") from None
+    except OSError:  # no hard links here
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            raise FileExistsError(f"{path} exists") from None
-        except OSError:  # no hard links here
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        Path(tmp).unlink(missing_ok=True)
     return path
 
 
@@ -109,15 +112,7 @@ def atomic_write_all(files: dict) -> list:
         for path, data in files.items():
             path = Path(path)
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{_writer_tag()}", suffix=".tmp")
-            staged.append((tmp, path))
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            staged.append((_staged(path, data), path))
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)

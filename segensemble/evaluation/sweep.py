@@ -135,9 +135,9 @@ class _Sweep:
         self.previous = None  # (active, row side swapped, rest pairs (machine, annotation)), or None
         self.pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
         # the cost of a pair (machine, annotation) by binary search on its key
-        self._keys = self.i * self.n2 + self.j
-        self._by_key = np.argsort(self._keys, kind="stable")
-        self._sorted_keys = self._keys[self._by_key]
+        keys = self.i * self.n2 + self.j
+        self._by_key = np.argsort(keys, kind="stable")
+        self._sorted_keys = keys[self._by_key]
         # the last matching: every machine pixel's partner and the pair's cost (-1: unmatched)
         self.partner = np.full(n_machine, -1, dtype=np.int64)
         self.partner_cost = np.full(n_machine, -1, dtype=np.int64)
