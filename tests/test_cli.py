@@ -397,13 +397,16 @@ def test_bench_killed_several_times_then_rerun_gives_the_same_results(tmp_path):
 
 
 def _score_command(tmp_path) -> list:
-    """A 'segensemble score' command over six synthetic images (results: one annotator's labels)."""
+    """A 'segensemble score' command over six synthetic images (results: one annotator's labels).
+
+    240 x 360 images take about 80 ms each to score (40 x 60 ones took 8 ms: a kill waiting for the second of
+    six files missed the 35 ms window when the machine was loaded, and the run ended before it)."""
     import sys
 
     from segensemble.datasets import make_synthetic_dataset
     from segensemble.io import read_ground_truth
 
-    root = make_synthetic_dataset(tmp_path / "ds", n_images=6, shape=(40, 60))
+    root = make_synthetic_dataset(tmp_path / "ds", n_images=6, shape=(240, 360))
     gt_dir = root / "data" / "groundTruth" / "test"
     res = tmp_path / "res"
     for p in sorted(gt_dir.glob("*.mat")):
