@@ -19,17 +19,18 @@ __version__ = "0.1.0"
 from typing import TYPE_CHECKING
 
 from segensemble.errors import FileFormatError, InputError
-from segensemble.segmentation import Segmentation
 
 #: Public names imported on first use, and where they live: ``import segensemble`` (and so every CLI start-up)
-#: does not import SciPy, OpenCV or scikit-image until they are asked for (scikit-image's lazy-loading
+#: does not import NumPy, SciPy, OpenCV or scikit-image until they are asked for (scikit-image's lazy-loading
 #: convention, PEP 562, written out for six names).
-_LAZY = {"Ensemble": "segensemble.ensemble", "confidence_map": "segensemble.pipeline", "fuse": "segensemble.pipeline",
+_LAZY = {"Ensemble": "segensemble.ensemble", "Segmentation": "segensemble.segmentation",
+         "confidence_map": "segensemble.pipeline", "fuse": "segensemble.pipeline",
          "run_segmenters": "segensemble.pipeline", "segment": "segensemble.pipeline"}
 
 if TYPE_CHECKING:  # the same names for type checkers and the import-layer test
     from segensemble.ensemble import Ensemble
     from segensemble.pipeline import confidence_map, fuse, run_segmenters, segment
+    from segensemble.segmentation import Segmentation
 
 
 def __getattr__(name: str):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 #: Where each installed package's source lives (pyproject's package-dir mapping).
 PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO / "segmenters",
@@ -195,3 +197,18 @@ def test_batch_runs_never_change_the_callers_config(tmp_path):
     before = copy.deepcopy(scfg.__dict__)
     score_results(res, gt, tmp_path / "s", config=scfg)
     assert scfg.__dict__ == before and scfg.what == "all"  # edge-map ground truth ran the boundary benchmark
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["fuse", "--help"], ["score", "--help"]])
+def test_the_command_line_starts_without_the_numeric_libraries(args):
+    """``--version`` and every ``--help`` import no NumPy, SciPy, OpenCV, scikit-image or scikit-learn: they are
+    the start-up cost of every call (NumPy alone is about half of it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom segensemble.cli import main\nsys.argv = ['segensemble', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "heavy = ('numpy', 'scipy', 'cv2', 'skimage', 'sklearn')\n"
+            "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 import segensemble
 from segensemble.errors import InputError, describe_exception, first_line
-from segensemble.validation import check_output_path
+from segensemble.checks import check_output_path
 from segensemble.cli._deferred import pipeline
 
 __all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",

@@ -11,7 +11,7 @@ from rich.table import Table
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
                                   err, exit_on_failures, handle_errors, out, parse_params, with_progress)
 from segensemble.cli._deferred import batch, pipeline
-from segensemble.validation import MAX_PIXELS, check_n_segments
+from segensemble.checks import MAX_PIXELS, check_n_segments
 
 
 def _print_summary(summary: dict, recipe: str, split: str) -> None:

@@ -11,7 +11,7 @@ from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, h
 from segensemble.cli._deferred import edges as edge_layer, io, pipeline
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
-from segensemble.validation import MAX_PIXELS, check_distinct_paths
+from segensemble.checks import MAX_PIXELS, check_distinct_paths
 
 
 @app.command()

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from segensemble.validation import MAX_PIXELS
+from segensemble.checks import MAX_PIXELS
 from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
                                   out, with_progress)
 from segensemble.cli._deferred import batch, evaluation, io

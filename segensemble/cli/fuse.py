@@ -14,7 +14,7 @@ from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, 
 from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
-from segensemble.validation import MAX_PIXELS, check_distinct_paths, check_n_segments
+from segensemble.checks import MAX_PIXELS, check_distinct_paths, check_n_segments
 
 #: The recipe ``fuse`` applies when no ``--recipe`` is given (its newest version): -s/-m/-k/-p override it.
 DEFAULT_RECIPE = "default"

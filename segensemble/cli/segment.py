@@ -10,7 +10,7 @@ import typer
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
                                   handle_errors, parse_params)
 from segensemble.cli._deferred import batch, io, pipeline
-from segensemble.validation import MAX_PIXELS, check_distinct_paths
+from segensemble.checks import MAX_PIXELS, check_distinct_paths
 
 IMAGE_OUTPUTS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
 
