@@ -52,15 +52,34 @@ class _Space:
         return np.einsum("kd,kd->k", M @ self.G, M) if self.G is not None else (M**2).sum(axis=1)
 
     def means(self, labels, w, k):
-        tot = np.bincount(labels, weights=w, minlength=k)
+        return self.sums(labels, w, k) / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
+
+    def sums(self, labels, w, k):
+        """(K, D) weighted sums of the rows of every cluster."""
         if self.sparse:  # X^T (W Z) with a dense one-hot: a sparse-dense product, cheaper than sparse-sparse
             Zd = np.zeros((len(labels), k))
             Zd[np.arange(len(labels)), labels] = w
-            M = np.asarray(self.X.T @ Zd).T
-        else:
-            Z = sp.csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
-            M = np.asarray(Z @ self.X)
-        return M / np.maximum(tot, 1e-300)[:, None]
+            return np.asarray(self.X.T @ Zd).T
+        Z = sp.csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
+        return np.asarray(Z @ self.X)
+
+    def exact_sums(self, w) -> bool:
+        """Whether every weighted sum of rows is an integer below 2^53: then sums in any order are equal."""
+        if not self.sparse or len(w) == 0:
+            return False
+        data = self.X.data
+        whole = bool(np.all(w == np.round(w))) and bool(np.all(data == np.round(data)))
+        return whole and float(np.abs(data).sum()) * float(np.abs(w).max()) < 2.0**53
+
+    def moved_sums(self, S, rows, old, new, w):
+        """``S`` (K, D) after the objects ``rows`` moved from clusters ``old`` to ``new``: their rows' weighted
+        contributions taken from one cluster and added to the other (in place)."""
+        k = S.shape[0]
+        Zd = np.zeros((len(rows), k))
+        Zd[np.arange(len(rows)), new] = w[rows]
+        Zd[np.arange(len(rows)), old] -= w[rows]
+        S += np.asarray(self.X[rows].T @ Zd).T
+        return S
 
     def distances(self, M):
         """(n, K) squared distances of every object to every centre."""
@@ -131,11 +150,16 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
     object whose bounds keep its own centre nearer than any other by more than the rounding allowance cannot
     change label, so only the others' distances are computed — with the same expression on the same rows as the
     full computation, so they and their argmin are bit for bit what plain Lloyd computes. An iteration that
-    empties a cluster is computed in full (the re-seed looks at every object).
+    empties a cluster is computed in full (the re-seed looks at every object). When every weighted sum of rows
+    is an integer below 2^53 (0/1 incidence rows, integer copy counts: :meth:`_Space.exact_sums`), floating-point
+    sums are exact in any order, so the clusters' sums are updated by the rows that changed cluster instead of
+    being summed again over every object: the same centres, bit for bit.
     """
     labels = labels.copy()
     every = np.arange(len(labels))
-    M = space.means(labels, w, k)
+    exact = space.exact_sums(w)
+    S, S_labels = space.sums(labels, w, k), labels
+    M = S / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
     d = space.distances(M)
     new = _assign(d, w, k, every)
     upper, lower = _bounds(d, new, every)
@@ -143,7 +167,13 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
         if np.array_equal(new, labels):
             break
         labels = new
-        M_next = space.means(labels, w, k)
+        moved = np.flatnonzero(labels != S_labels)
+        if exact and len(moved) < len(labels) // 8:  # integer sums: moving the few changed rows is exact
+            S = space.moved_sums(S, moved, S_labels[moved], labels[moved], w)
+        else:
+            S = space.sums(labels, w, k)
+        S_labels = labels
+        M_next = S / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
         drift = np.sqrt(np.maximum(space.centre_norms(M_next - M), 0.0))
         M = M_next
         upper += drift[labels]

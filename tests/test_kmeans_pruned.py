@@ -84,3 +84,32 @@ def test_squared_distances_in_place_equal_the_expression():
     frozen = cross.copy()
     frozen.flags.writeable = False
     assert np.array_equal(_squared_distances(cn, frozen, rn), expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_clusters_sums_moved_row_by_row_equal_the_sums_recomputed(seed):
+    """Integer rows and weights: the sums updated by the rows that changed cluster are the full sums, bit for
+    bit (Lloyd's centres then are too); fractional weights are not taken for exact."""
+    gen = np.random.default_rng(seed)
+    X = _one_hot_members(3000, 5, 6, gen)
+    w = gen.integers(1, 50, size=3000).astype(np.float64)
+    space = km._Space(X)
+    assert space.exact_sums(w) and not space.exact_sums(w + 0.5)
+    labels = gen.integers(0, 6, size=3000)
+    S = space.sums(labels, w, 6)
+    for _ in range(5):
+        new = labels.copy()
+        rows = gen.choice(3000, size=200, replace=False)
+        new[rows] = gen.integers(0, 6, size=200)
+        moved = np.flatnonzero(new != labels)
+        S = space.moved_sums(S, moved, labels[moved], new[moved], w)
+        labels = new
+        assert np.array_equal(S, space.sums(labels, w, 6))
+
+
+def test_pruned_lloyd_equals_plain_lloyd_with_fractional_weights():
+    gen = np.random.default_rng(11)
+    X = _one_hot_members(2000, 4, 5, gen)
+    w = gen.random(2000) + 0.1
+    (lab_a, in_a), (lab_b, in_b) = _both(X, w, gen.integers(0, 5, size=2000), 5)
+    assert np.array_equal(lab_a, lab_b) and in_a == in_b
