@@ -89,16 +89,17 @@ class EM(ConsensusClusterer):
             tot = Rw.sum(axis=0)
             alpha = (tot + self.smoothing) / (tot.sum() + k * self.smoothing)
             logp = np.tile(np.log(alpha), (n, 1))
+            RwT = np.ascontiguousarray(Rw.T)  # one transposed copy: each member's bincounts read its rows whole
             for j in range(m):
-                lj, rj, tj, at = L[:, j], Rw, tot, slice(None)
+                lj, rjT, tj, at = L[:, j], RwT, tot, slice(None)
                 if ks[j] == 0:  # a member that labels nothing
                     continue
                 if lj.min() < 0:  # the objects this member labels
                     at = lj >= 0
-                    lj, rj = lj[at], Rw[at]
-                    tj = rj.sum(axis=0)
+                    lj, rjT = lj[at], RwT[:, at]
+                    tj = Rw[at].sum(axis=0)
                 # the responsibilities summed per label, in object order (as np.add.at, without its slow path)
-                counts = np.stack([np.bincount(lj, weights=rj[:, c], minlength=ks[j]) for c in range(k)], axis=1)
+                counts = np.stack([np.bincount(lj, weights=rjT[c], minlength=ks[j]) for c in range(k)], axis=1)
                 theta = (counts + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
                 logp[at] += np.log(theta)[lj]
             top = logp.max(axis=1, keepdims=True)
