@@ -35,7 +35,12 @@ class _Space:
         #: Row-sliced CSR products equal the rows of the full product bit for bit (each row is summed alone), so
         #: Lloyd may skip the objects its bounds settle; dense products go through BLAS, whose blocking may not.
         self.pruned = self.sparse and X.format == "csr"
+        #: The sum of the entries' magnitudes when every entry is an integer, else None (see exact_sums).
+        self.integer_total = None
         if self.sparse:  # in row blocks: X G is dense (n x D), never formed whole
+            data = X.data
+            if np.array_equal(data, np.round(data)):
+                self.integer_total = float(np.abs(data).sum())
             X = X.tocsr()
             self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, X.shape[0], _BLOCK)]
                                             or [np.zeros(0)])
@@ -67,9 +72,8 @@ class _Space:
         """Whether every weighted sum of rows is an integer below 2^53: then sums in any order are equal."""
         if not self.sparse or len(w) == 0:
             return False
-        data = self.X.data
-        whole = bool(np.all(w == np.round(w))) and bool(np.all(data == np.round(data)))
-        return whole and float(np.abs(data).sum()) * float(np.abs(w).max()) < 2.0**53
+        return (self.integer_total is not None and bool(np.all(w == np.round(w)))
+                and self.integer_total * float(np.abs(w).max()) < 2.0**53)
 
     def moved_sums(self, S, rows, old, new, w):
         """``S`` (K, D) after the objects ``rows`` moved from clusters ``old`` to ``new``: their rows' weighted
