@@ -74,7 +74,16 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     >>> align_memberships(A, R, np.ones(4)).tolist()
     [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
-    overlap = A.T @ (reference * weights[:, None])
+    target = _matched_columns(A.T @ (reference * weights[:, None]))
+    out = np.zeros((A.shape[0], reference.shape[1]))
+    for c in range(A.shape[1]):
+        out[:, target[c]] += A[:, c]
+    return out
+
+
+def _matched_columns(overlap) -> np.ndarray:
+    """The reference column each of a member's clusters goes to, from their (k, K) weighted overlap: the
+    Hungarian matching, and the largest overlap for the clusters it leaves over."""
     # Equal matchings must tie exactly: weights and their duplicates sum the overlaps in different orders, and
     # rounding noise would otherwise pick between them (quantised to 2^-30 of the total overlap).
     total = float(overlap.sum())
@@ -83,10 +92,42 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     rows, cols = linear_sum_assignment(-overlap)
     target = np.argmax(overlap, axis=1)
     target[rows] = cols
-    out = np.zeros((A.shape[0], reference.shape[1]))
-    for c in range(A.shape[1]):
-        out[:, target[c]] += A[:, c]
-    return out
+    return target
+
+
+def _whole_weights(ensemble) -> bool:
+    """Hard members and integer object weights whose sums, times the members, stay below 2^53: then every
+    overlap and Borda score is an integer or half-integer computed exactly, whatever the order of the sums."""
+    w = ensemble.weights
+    hard = ensemble.memberships is None or all(M is None for M in ensemble.memberships)
+    return (hard and bool(np.all(w == np.round(w)))
+            and 2.0 * float(w.sum()) * max(ensemble.n_members, 1) < 2.0**53)
+
+
+def _hard_borda_score(ensemble, reference) -> np.ndarray:
+    """Borda's summed points when every member is hard and the weights whole (:func:`_whole_weights`), from the
+    labels: the same numbers as aligning one-hot memberships and ranking their columns, exactly.
+
+    A hard member aligned to the reference is one-hot in column ``target[label]``; ranking a 0/1 column puts
+    its ones (weight W1) first, so an object earns ``N - (W1 - 1) / 2`` in its own column and
+    ``N - W1 - (W0 - 1) / 2`` in each other (all of them ``N - (N - 1) / 2`` in a column of one value)."""
+    L, w = ensemble.labels, ensemble.weights
+    n, K = L.shape[0], reference.shape[1]
+    ref = np.argmax(reference, axis=1)
+    total = float(w.sum())
+    score = np.zeros((n, K))
+    rows = np.arange(n)
+    for j in range(ensemble.n_members):
+        kj = int(ensemble.n_clusters[j])
+        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
+        column = _matched_columns(overlap)[L[:, j]]
+        ones = np.bincount(column, weights=w, minlength=K)
+        both = (ones > 0) & (ones < total)
+        own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
+        other = np.where(both, total - ones - (total - ones - 1) / 2, own)
+        score += other[None, :]
+        score[rows, column] += own[column] - other[column]
+    return score
 
 
 def resolve_reference(ensemble, reference, n_clusters):
@@ -292,7 +333,11 @@ class Borda(_AlignedVoting):
 
     def _fit(self, ensemble):
         w = ensemble.weights
-        score = sum(borda_points(A, w) for A in self._aligned(ensemble))
+        if _whole_weights(ensemble):  # from the labels, exactly as below: n K numbers per member, not 20
+            R, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
+            score = _hard_borda_score(ensemble, R)
+        else:
+            score = sum(borda_points(A, w) for A in self._aligned(ensemble))
         memberships = _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
         return FitResult(np.argmax(score, axis=1), {"memberships_": memberships, "scores_": score})
 
