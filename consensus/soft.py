@@ -104,6 +104,29 @@ def _whole_weights(ensemble) -> bool:
             and 2.0 * float(w.sum()) * max(ensemble.n_members, 1) < 2.0**53)
 
 
+def _hard_aligned_columns(ensemble, reference):
+    """For every member in turn, the reference column each object's label is aligned to, when every member and
+    the reference are hard (:func:`_whole_weights`): the aligned membership is one-hot in that column. The
+    overlaps are counted from the labels (integers: the same numbers as ``A^T W R``)."""
+    L, w = ensemble.labels, ensemble.weights
+    K = reference.shape[1]
+    ref = np.argmax(reference, axis=1)
+    for j in range(ensemble.n_members):
+        kj = int(ensemble.n_clusters[j])
+        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
+        yield _matched_columns(overlap)[L[:, j]]
+
+
+def _hard_column_counts(ensemble, reference) -> np.ndarray:
+    """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
+    one-hot memberships (sums of zeros and ones, exact)."""
+    n = ensemble.n_objects
+    counts, rows = np.zeros((n, reference.shape[1])), np.arange(n)
+    for column in _hard_aligned_columns(ensemble, reference):
+        counts[rows, column] += 1.0
+    return counts
+
+
 def _hard_borda_score(ensemble, reference) -> np.ndarray:
     """Borda's summed points when every member is hard and the weights whole (:func:`_whole_weights`), from the
     labels: the same numbers as aligning one-hot memberships and ranking their columns, exactly.
@@ -111,16 +134,10 @@ def _hard_borda_score(ensemble, reference) -> np.ndarray:
     A hard member aligned to the reference is one-hot in column ``target[label]``; ranking a 0/1 column puts
     its ones (weight W1) first, so an object earns ``N - (W1 - 1) / 2`` in its own column and
     ``N - W1 - (W0 - 1) / 2`` in each other (all of them ``N - (N - 1) / 2`` in a column of one value)."""
-    L, w = ensemble.labels, ensemble.weights
-    n, K = L.shape[0], reference.shape[1]
-    ref = np.argmax(reference, axis=1)
+    w, n, K = ensemble.weights, ensemble.n_objects, reference.shape[1]
     total = float(w.sum())
-    score = np.zeros((n, K))
-    rows = np.arange(n)
-    for j in range(ensemble.n_members):
-        kj = int(ensemble.n_clusters[j])
-        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
-        column = _matched_columns(overlap)[L[:, j]]
+    score, rows = np.zeros((n, K)), np.arange(n)
+    for column in _hard_aligned_columns(ensemble, reference):
         ones = np.bincount(column, weights=w, minlength=K)
         both = (ones > 0) & (ones < total)
         own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
@@ -253,11 +270,14 @@ class _AlignedVoting(ConsensusClusterer):
         self.reference = reference
         self.refine = refine
 
+    def _reference(self, ensemble):
+        R, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
+        return R
+
     def _aligned(self, ensemble):
         """The members' aligned memberships, one at a time: the (n, K) arrays of all m members are never held
         together (10 members of 10^6 objects and 10 clusters: 800 MB), and the sums add them in member order."""
-        R, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
-        w = ensemble.weights
+        R, w = self._reference(ensemble), ensemble.weights
         for j in range(ensemble.n_members):
             yield align_memberships(member_memberships(ensemble, j), R, w)
 
@@ -334,8 +354,7 @@ class Borda(_AlignedVoting):
     def _fit(self, ensemble):
         w = ensemble.weights
         if _whole_weights(ensemble):  # from the labels, exactly as below: n K numbers per member, not 20
-            R, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
-            score = _hard_borda_score(ensemble, R)
+            score = _hard_borda_score(ensemble, self._reference(ensemble))
         else:
             score = sum(borda_points(A, w) for A in self._aligned(ensemble))
         memberships = _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
@@ -365,6 +384,8 @@ class VoteSum(_AlignedVoting):
     """
 
     def _combine(self, ensemble):
+        if _whole_weights(ensemble):  # the same sums of zeros and ones, from the labels
+            return _hard_column_counts(ensemble, self._reference(ensemble)) / ensemble.n_members
         return sum(self._aligned(ensemble)) / ensemble.n_members
 
 
@@ -402,6 +423,15 @@ class VoteProduct(_AlignedVoting):
         self.eps = eps
 
     def _combine(self, ensemble):
+        if _whole_weights(ensemble):
+            # an aligned hard member adds log(1) = 0 or log(eps): a sum of r copies of log(eps) added in turn
+            # (the zeros change nothing), with r the members whose aligned label is not that column
+            m = ensemble.n_members
+            partial = np.zeros(m + 1)
+            for r in range(1, m + 1):
+                partial[r] = partial[r - 1] + np.log(self.eps)
+            counts = _hard_column_counts(ensemble, self._reference(ensemble))
+            return _softmax(partial[m - counts.astype(np.intp)])
         return _softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 
 
