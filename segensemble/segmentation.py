@@ -38,11 +38,24 @@ def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np
     >>> codes.tolist(), old.tolist()
     ([0, 0, 1, 2, 1], [7, 2, 9])
     """
-    uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(uniq), dtype=np.int64)
-    rank[order] = np.arange(len(uniq))
-    codes = rank[inverse.ravel()].astype(np.int32)
+    labels = np.asarray(labels)
+    n = len(labels)
+    if n and labels.dtype.kind in "iu" and labels.min() >= 0 and labels.max() < 4 * n + 1024:
+        # labels of a bounded range: each one's first position by one pass over a table, no sort of n values
+        top = int(labels.max()) + 1
+        first = np.full(top, n, dtype=np.int64)
+        np.minimum.at(first, labels, np.arange(n))
+        uniq = np.flatnonzero(first < n)  # the labels that occur, ascending (as np.unique)
+        order = np.argsort(first[uniq], kind="stable")
+        rank = np.zeros(top, dtype=np.int64)
+        rank[uniq[order]] = np.arange(len(uniq))
+        codes = rank[labels].astype(np.int32)
+    else:
+        uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[order] = np.arange(len(uniq))
+        codes = rank[inverse.ravel()].astype(np.int32)
     old_of_new = uniq[order].astype(np.int64)
     if n_labels is not None and n_labels > len(uniq):
         unused = np.setdiff1d(np.arange(n_labels), uniq)

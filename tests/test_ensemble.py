@@ -19,6 +19,30 @@ def test_segmentation_relabels_contiguously_by_first_occurrence():
     assert seg.n_segments == 3
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_canonical_codes_by_a_table_equal_the_codes_by_sorting(seed):
+    """Labels of a bounded range are numbered without a sort: the same codes and old labels (and dtypes) as the
+    definition through np.unique, for every integer dtype, with and without a declared number of labels."""
+    from segensemble.segmentation import canonical_codes
+
+    gen = np.random.default_rng(seed)
+    for t in range(400):
+        n, hi = int(gen.integers(1, 60)), int(gen.choice([1, 3, 10, 200, 10**7]))
+        dtype = [np.int64, np.int32, np.uint8, np.uint16][t % 4] if hi <= 200 else np.int64
+        labels = gen.integers(0, hi, size=n).astype(dtype)
+        n_labels = int(labels.max()) + 1 + t % 3 if hi <= 200 and t % 2 else None
+        uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[order] = np.arange(len(uniq))
+        old = uniq[order].astype(np.int64)
+        if n_labels is not None and n_labels > len(uniq):
+            old = np.concatenate([old, np.setdiff1d(np.arange(n_labels), uniq)])
+        codes, old_of_new = canonical_codes(labels, n_labels)
+        assert np.array_equal(codes, rank[inverse.ravel()]) and codes.dtype == np.int32
+        assert np.array_equal(old_of_new, old) and old_of_new.dtype == np.int64
+
+
 def test_segmentation_memberships_validated():
     lab = np.array([[0, 1]])
     mem = np.array([[[0.7, 0.3], [0.2, 0.8]]])
