@@ -10,6 +10,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import eigh
 from segensemble.constraints import Interval, StrOptions
 
@@ -107,13 +108,44 @@ def eigengap_n_clusters(ensemble, max_clusters: int = 20) -> int:
     return int(np.argmax(gaps)) + 2
 
 
+def _gram_of_rows(A) -> np.ndarray:
+    """``A^T A`` as a dense array, for a sparse A with small d.
+
+    When every row holds one entry in each of r column blocks that follow each other (a row of scaled one-hot
+    member labels, no member abstaining), entry (p, q) sums ``A[u, p] A[u, q]`` over the rows u that have both,
+    in row order: one ``bincount`` per pair of blocks, the same products added in the same order as the
+    sparse-sparse product, so the same bits (``tests/test_consensus_methods.py``), three to five times faster
+    at 10^6 rows. Other matrices take the sparse product.
+    """
+    A = sp.csr_matrix(A)
+    n, d = A.shape
+    per_row = np.diff(A.indptr)
+    r = int(per_row[0]) if n else 0
+    if n == 0 or r == 0 or not np.all(per_row == r) or not A.has_sorted_indices:
+        return (A.T @ A).toarray()
+    cols, vals = A.indices.reshape(n, r), A.data.reshape(n, r)
+    lo, hi = cols.min(axis=0), cols.max(axis=0) + 1
+    if np.any(lo[1:] < hi[:-1]):  # the positions' columns overlap: not one block per position
+        return (A.T @ A).toarray()
+    gram = np.zeros((d, d))
+    for a in range(r):
+        for b in range(a, r):
+            width = int(hi[b] - lo[b])
+            key = (cols[:, a] - lo[a]).astype(np.int64) * width + (cols[:, b] - lo[b])
+            block = np.bincount(key, weights=vals[:, a] * vals[:, b], minlength=int(hi[a] - lo[a]) * width)
+            block = block.reshape(int(hi[a] - lo[a]), width)
+            gram[lo[a]:hi[a], lo[b]:hi[b]] = block
+            gram[lo[b]:hi[b], lo[a]:hi[a]] = block.T
+    return gram
+
+
 def _top_singular_vectors(A, k):
     """Top-k singular triplets of a sparse (n, d) matrix with small d, via its Gram matrix.
 
     Returns (squared singular values, descending; left vectors (n, k); right vectors (d, k)).
     """
     check_eigen(A.shape[1], "spectral embedding of the member clusters")
-    gram = (A.T @ A).toarray()
+    gram = _gram_of_rows(A)
     d = gram.shape[0]
     kk = min(k, d)
     lam, V = eigh(gram, subset_by_index=[d - kk, d - 1])

@@ -254,3 +254,25 @@ def test_a_basic_start_on_fewer_distinct_rows_than_clusters(name):
     L = np.array([[0, 1], [0, 1], [0, 1], [1, 0]])
     labels = consensus.get(name)(n_clusters=3).fit(L).labels_
     assert labels.tolist() == consensus.get("basic")(n_clusters=3).fit(L).labels_.tolist() == [0, 0, 0, 1]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gram_of_scaled_one_hot_rows_equals_the_sparse_product(seed):
+    """A^T A by one bincount per pair of member blocks: the sparse-sparse product's bits, for rows and columns
+    scaled as spectral and HBGF scale them; matrices of another shape (a member abstaining, overlapping
+    blocks) take the product itself."""
+    import scipy.sparse as sp
+
+    from segensemble.consensus.coassociation import _gram_of_rows
+
+    gen = np.random.default_rng(seed)
+    L, _ = rpm_ensemble(3000, int(gen.integers(1, 8)), int(gen.integers(2, 9)), 0.4, rng=seed)
+    H = Ensemble.from_labels(L).incidence
+    rows, cols = gen.random(H.shape[0]) + 0.1, gen.random(H.shape[1]) + 0.1
+    for A in (H.multiply(rows[:, None]).tocsr(), H.multiply(rows[:, None]).multiply(cols[None, :]).tocsr()):
+        assert np.array_equal(_gram_of_rows(A), (A.T @ A).toarray())
+    L[::5, 0] = -1
+    A = Ensemble.from_labels(L).incidence.multiply(rows[:, None]).tocsr()
+    assert np.array_equal(_gram_of_rows(A), (A.T @ A).toarray())
+    B = sp.random(200, 30, density=0.2, random_state=seed, format="csr")
+    assert np.allclose(_gram_of_rows(B), (B.T @ B).toarray())
