@@ -37,6 +37,7 @@ class _Space:
         self.pruned = self.sparse and X.format == "csr"
         #: The sum of the entries' magnitudes when every entry is an integer, else None (see exact_sums).
         self.integer_total = None
+        self._weighted = None  # (weights, transposed weighted rows) of dense rows, for sums
         if self.sparse:  # in row blocks: X G is dense (n x D), never formed whole
             data = X.data
             if np.array_equal(data, np.round(data)):
@@ -65,8 +66,11 @@ class _Space:
             Zd = np.zeros((len(labels), k))
             Zd[np.arange(len(labels)), labels] = w
             return np.asarray(self.X.T @ Zd).T
-        Z = sp.csr_matrix((w, (labels, np.arange(len(labels)))), shape=(k, len(labels)))
-        return np.asarray(Z @ self.X)
+        # dense rows: one bincount per coordinate of the weighted rows, kept transposed for the space's weights
+        # (the products w_i x_id added in object order, as the sparse one-hot product adds them)
+        if self._weighted is None or self._weighted[0] is not w:
+            self._weighted = (w, np.ascontiguousarray((w[:, None] * self.X).T))
+        return np.stack([np.bincount(labels, weights=row, minlength=k) for row in self._weighted[1]], axis=1)
 
     def exact_sums(self, w) -> bool:
         """Whether every weighted sum of rows is an integer below 2^53: then sums in any order are equal."""

@@ -113,3 +113,16 @@ def test_pruned_lloyd_equals_plain_lloyd_with_fractional_weights():
     w = gen.random(2000) + 0.1
     (lab_a, in_a), (lab_b, in_b) = _both(X, w, gen.integers(0, 5, size=2000), 5)
     assert np.array_equal(lab_a, lab_b) and in_a == in_b
+
+
+def test_cluster_sums_of_dense_rows_equal_the_one_hot_product():
+    """Dense rows (spectral embeddings) are summed by one bincount per coordinate: equal to the sparse one-hot
+    product (bit for bit where SciPy does not fuse its multiply-adds, as on the x86-64 wheels)."""
+    gen = np.random.default_rng(5)
+    for t in range(50):
+        n, d, k = int(gen.integers(1, 300)), int(gen.integers(1, 12)), int(gen.integers(1, 8))
+        X = gen.standard_normal((n, d))
+        w = gen.random(n) + 0.01 if t % 2 else gen.integers(1, 9, size=n).astype(np.float64)
+        labels = gen.integers(0, k, size=n)
+        Z = sp.csr_matrix((w, (labels, np.arange(n))), shape=(k, n))
+        np.testing.assert_allclose(km._Space(X).sums(labels, w, k), np.asarray(Z @ X), rtol=1e-12, atol=1e-12)
