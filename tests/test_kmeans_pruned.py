@@ -62,10 +62,11 @@ def test_gram_by_members_equals_the_sparse_product(seed):
     L = gen.integers(0, 7, size=(3000, 5))
     L[gen.random(L.shape) < 0.1] = -1
     L[:, 0] = np.maximum(L[:, 0], 0)  # every object labelled by someone
-    for w in (gen.integers(1, 50, size=3000).astype(np.float64), gen.random(3000) + 0.5):
-        ens = Ensemble.from_labels(L, weights=w)
-        H = ens.incidence
-        assert np.array_equal(_gram(ens), (H.T @ H.multiply(ens.weights[:, None]).tocsr()).toarray())
+    for labels in (L, np.maximum(L, 0)):  # members abstaining, and none
+        for w in (gen.integers(1, 50, size=3000).astype(np.float64), gen.random(3000) + 0.5):
+            ens = Ensemble.from_labels(labels, weights=w)
+            H = ens.incidence
+            assert np.array_equal(_gram(ens), (H.T @ H.multiply(ens.weights[:, None]).tocsr()).toarray())
 
 
 def test_squared_distances_in_place_equal_the_expression():
