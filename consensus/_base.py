@@ -101,7 +101,9 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     first = np.full(n, len(inverse), dtype=np.int64)
     np.minimum.at(first, inverse, np.arange(len(inverse)))
     weights = np.bincount(inverse, weights=ensemble.weights, minlength=n)
-    return Ensemble(ensemble.labels[first], weights, names=ensemble.names), inverse.astype(np.int64)
+    # the first object of every distinct row, in object order, holds each member's labels in their first
+    # occurrence order: the codes stay canonical and every label stays present
+    return ensemble._rows(first, weights), inverse.astype(np.int64)
 
 
 @dataclass(frozen=True)

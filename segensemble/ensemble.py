@@ -140,6 +140,16 @@ class Ensemble:
         """
         return cls(labels, weights, names=names)
 
+    def _rows(self, rows, weights) -> Ensemble:
+        """The ensemble of the objects ``rows`` (increasing, each member's first occurrence of every label
+        among them) with ``weights``: the labels are already canonical there, so nothing is checked or
+        numbered again (memberships, pixel index, features and image are not carried)."""
+        out = object.__new__(type(self))
+        out.labels, out.weights, out.memberships = self.labels[rows], weights, None
+        out.n_clusters, out.index, out._features, out._feature_names = self.n_clusters, None, None, None
+        out.image, out.names = None, list(self.names)
+        return out
+
     @classmethod
     def from_segmentations(cls, segmentations, image=None, *, features=None) -> Ensemble:
         """Ensemble whose objects are the atoms of a set of segmentations.

@@ -178,3 +178,27 @@ def test_input_arrays_not_modified():
     copies = [s.copy() for s in segs]
     Ensemble.from_segmentations(segs)
     assert all(np.array_equal(a, b) for a, b in zip(segs, copies))
+
+
+def test_collapsed_ensemble_equals_one_built_and_checked_from_its_rows():
+    """collapse_duplicate_rows builds the reduced ensemble without checking or renumbering (its codes are
+    canonical already): the same labels, clusters, weights and names as the checked constructor gives, and the
+    same attributes (a new one in the constructor must be carried there too); members abstaining or not."""
+    from segensemble.consensus._base import collapse_duplicate_rows
+
+    gen = np.random.default_rng(4)
+    for t in range(300):
+        n, m = int(gen.integers(1, 80)), int(gen.integers(1, 5))
+        L = np.stack([gen.integers(0, int(gen.integers(1, 5)), size=n) for _ in range(m)], axis=1)
+        if t % 3 == 0:
+            L[gen.random(L.shape) < 0.2] = -1
+            L[:, 0] = np.maximum(L[:, 0], 0)
+        w = gen.integers(1, 4, size=n).astype(np.float64) if t % 2 else None
+        ens = Ensemble.from_labels(L, weights=w)
+        reduced, inverse = collapse_duplicate_rows(ens)
+        checked = Ensemble(ens.labels[np.unique(inverse, return_index=True)[1]], reduced.weights, names=ens.names)
+        assert np.array_equal(reduced.labels, checked.labels) and reduced.labels.dtype == checked.labels.dtype
+        assert reduced.n_clusters == checked.n_clusters and reduced.names == checked.names
+        assert np.array_equal(reduced.weights, checked.weights)
+        assert np.array_equal(reduced.labels[inverse], ens.labels)
+        assert sorted(vars(reduced)) == sorted(vars(checked))
