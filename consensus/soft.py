@@ -14,7 +14,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
@@ -23,6 +22,7 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
+from segensemble.consensus._hard_labels import hard_and_whole, hard_borda_score, hard_column_counts, matched_columns
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -74,77 +74,11 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     >>> align_memberships(A, R, np.ones(4)).tolist()
     [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
-    target = _matched_columns(A.T @ (reference * weights[:, None]))
+    target = matched_columns(A.T @ (reference * weights[:, None]))
     out = np.zeros((A.shape[0], reference.shape[1]))
     for c in range(A.shape[1]):
         out[:, target[c]] += A[:, c]
     return out
-
-
-def _matched_columns(overlap) -> np.ndarray:
-    """The reference column each of a member's clusters goes to, from their (k, K) weighted overlap: the
-    Hungarian matching, and the largest overlap for the clusters it leaves over."""
-    # Equal matchings must tie exactly: weights and their duplicates sum the overlaps in different orders, and
-    # rounding noise would otherwise pick between them (quantised to 2^-30 of the total overlap).
-    total = float(overlap.sum())
-    if total > 0:
-        overlap = np.round(overlap * (2.0**30 / total))
-    rows, cols = linear_sum_assignment(-overlap)
-    target = np.argmax(overlap, axis=1)
-    target[rows] = cols
-    return target
-
-
-def _whole_weights(ensemble) -> bool:
-    """Hard members and integer object weights whose sums, times the members, stay below 2^53: then every
-    overlap and Borda score is an integer or half-integer computed exactly, whatever the order of the sums."""
-    w = ensemble.weights
-    hard = ensemble.memberships is None or all(M is None for M in ensemble.memberships)
-    return (hard and bool(np.all(w == np.round(w)))
-            and 2.0 * float(w.sum()) * max(ensemble.n_members, 1) < 2.0**53)
-
-
-def _hard_aligned_columns(ensemble, reference):
-    """For every member in turn, the reference column each object's label is aligned to, when every member and
-    the reference are hard (:func:`_whole_weights`): the aligned membership is one-hot in that column. The
-    overlaps are counted from the labels (integers: the same numbers as ``A^T W R``)."""
-    L, w = ensemble.labels, ensemble.weights
-    K = reference.shape[1]
-    ref = np.argmax(reference, axis=1)
-    for j in range(ensemble.n_members):
-        kj = int(ensemble.n_clusters[j])
-        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
-        yield _matched_columns(overlap)[L[:, j]]
-
-
-def _hard_column_counts(ensemble, reference) -> np.ndarray:
-    """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
-    one-hot memberships (sums of zeros and ones, exact)."""
-    n = ensemble.n_objects
-    counts, rows = np.zeros((n, reference.shape[1])), np.arange(n)
-    for column in _hard_aligned_columns(ensemble, reference):
-        counts[rows, column] += 1.0
-    return counts
-
-
-def _hard_borda_score(ensemble, reference) -> np.ndarray:
-    """Borda's summed points when every member is hard and the weights whole (:func:`_whole_weights`), from the
-    labels: the same numbers as aligning one-hot memberships and ranking their columns, exactly.
-
-    A hard member aligned to the reference is one-hot in column ``target[label]``; ranking a 0/1 column puts
-    its ones (weight W1) first, so an object earns ``N - (W1 - 1) / 2`` in its own column and
-    ``N - W1 - (W0 - 1) / 2`` in each other (all of them ``N - (N - 1) / 2`` in a column of one value)."""
-    w, n, K = ensemble.weights, ensemble.n_objects, reference.shape[1]
-    total = float(w.sum())
-    score, rows = np.zeros((n, K)), np.arange(n)
-    for column in _hard_aligned_columns(ensemble, reference):
-        ones = np.bincount(column, weights=w, minlength=K)
-        both = (ones > 0) & (ones < total)
-        own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
-        other = np.where(both, total - ones - (total - ones - 1) / 2, own)
-        score += other[None, :]
-        score[rows, column] += own[column] - other[column]
-    return score
 
 
 def resolve_reference(ensemble, reference, n_clusters):
@@ -353,8 +287,8 @@ class Borda(_AlignedVoting):
 
     def _fit(self, ensemble):
         w = ensemble.weights
-        if _whole_weights(ensemble):  # from the labels, exactly as below: n K numbers per member, not 20
-            score = _hard_borda_score(ensemble, self._reference(ensemble))
+        if hard_and_whole(ensemble):  # from the labels, exactly as below: n K numbers per member, not 20
+            score = hard_borda_score(ensemble, self._reference(ensemble))
         else:
             score = sum(borda_points(A, w) for A in self._aligned(ensemble))
         memberships = _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
@@ -384,8 +318,8 @@ class VoteSum(_AlignedVoting):
     """
 
     def _combine(self, ensemble):
-        if _whole_weights(ensemble):  # the same sums of zeros and ones, from the labels
-            return _hard_column_counts(ensemble, self._reference(ensemble)) / ensemble.n_members
+        if hard_and_whole(ensemble):  # the same sums of zeros and ones, from the labels
+            return hard_column_counts(ensemble, self._reference(ensemble)) / ensemble.n_members
         return sum(self._aligned(ensemble)) / ensemble.n_members
 
 
@@ -423,14 +357,14 @@ class VoteProduct(_AlignedVoting):
         self.eps = eps
 
     def _combine(self, ensemble):
-        if _whole_weights(ensemble):
+        if hard_and_whole(ensemble):
             # an aligned hard member adds log(1) = 0 or log(eps): a sum of r copies of log(eps) added in turn
             # (the zeros change nothing), with r the members whose aligned label is not that column
             m = ensemble.n_members
             partial = np.zeros(m + 1)
             for r in range(1, m + 1):
                 partial[r] = partial[r - 1] + np.log(self.eps)
-            counts = _hard_column_counts(ensemble, self._reference(ensemble))
+            counts = hard_column_counts(ensemble, self._reference(ensemble))
             return _softmax(partial[m - counts.astype(np.intp)])
         return _softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 

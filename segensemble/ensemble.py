@@ -141,13 +141,10 @@ class Ensemble:
         return cls(labels, weights, names=names)
 
     def _rows(self, rows, weights) -> Ensemble:
-        """The ensemble of the objects ``rows`` (increasing, each member's first occurrence of every label
-        among them) with ``weights``: the labels are already canonical there, so nothing is checked or
-        numbered again (memberships, pixel index, features and image are not carried)."""
+        """Objects ``rows`` with ``weights``, unchecked (in order, each label's first among them: canonical)."""
         out = object.__new__(type(self))
-        out.labels, out.weights, out.memberships = self.labels[rows], weights, None
-        out.n_clusters, out.index, out._features, out._feature_names = self.n_clusters, None, None, None
-        out.image, out.names = None, list(self.names)
+        out.__dict__.update(labels=self.labels[rows], weights=weights, memberships=None, n_clusters=self.n_clusters,
+                            index=None, _features=None, _feature_names=None, image=None, names=list(self.names))
         return out
 
     @classmethod
@@ -248,16 +245,10 @@ class Ensemble:
         >>> ens.copy_with(weights=[1.0, 2.0, 3.0]).weights.tolist()
         [1.0, 2.0, 3.0]
         """
-        return Ensemble(
-            self.labels if labels is None else labels,
-            self.weights if weights is None else weights,
-            index=self.index,
-            memberships=self.memberships if memberships is Ensemble._KEEP else memberships,
-            features=self._features,
-            names=self.names,
-            feature_names=self._feature_names,
-            image=self.image,
-        )
+        kept = self.memberships if memberships is Ensemble._KEEP else memberships
+        return Ensemble(self.labels if labels is None else labels, self.weights if weights is None else weights,
+                        index=self.index, memberships=kept, features=self._features, names=self.names,
+                        feature_names=self._feature_names, image=self.image)
 
     # ---------------------------------------------------------------- properties
     @property

@@ -180,8 +180,8 @@ def test_voting_from_hard_labels_equals_voting_on_aligned_one_hot_memberships(na
         k = ["auto", 1, 2, 3][t % 4]
         cases.append((ens, dict(n_clusters=k, reference=["medoid", "largest"][t % 3 == 0])))
     fast = [get(name)(**kw).fit(ens) for ens, kw in cases]
-    assert soft._whole_weights(cases[0][0])
-    monkeypatch.setattr(soft, "_whole_weights", lambda ensemble: False)
+    assert soft.hard_and_whole(cases[0][0])
+    monkeypatch.setattr(soft, "hard_and_whole", lambda ensemble: False)
     for a, (ens, kw) in zip(fast, cases):
         b = get(name)(**kw).fit(ens)
         assert np.array_equal(a.labels_, b.labels_) and np.array_equal(a.memberships_, b.memberships_)

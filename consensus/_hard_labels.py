@@ -1,0 +1,83 @@
+"""Aligning members to a reference, and the label path of the aligned voting methods for hard members.
+
+A member's clusters go to a reference's columns by the Hungarian method on
+their weighted overlap (:func:`matched_columns`, shared by every aligned
+method). When every member is hard and the object weights are whole, an
+aligned member is one-hot in column ``target[label]``: its votes, vote-product
+terms and Borda points follow from the labels alone, with sums that are exact
+(integers and halves below 2^53) — the same numbers as the one-hot memberships
+of :mod:`segensemble.consensus.soft` give, without forming them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+__all__ = ["hard_aligned_columns", "hard_and_whole", "hard_borda_score", "hard_column_counts", "matched_columns"]
+
+
+def matched_columns(overlap) -> np.ndarray:
+    """The reference column each of a member's clusters goes to, from their (k, K) weighted overlap: the
+    Hungarian matching, and the largest overlap for the clusters it leaves over."""
+    # Equal matchings must tie exactly: weights and their duplicates sum the overlaps in different orders, and
+    # rounding noise would otherwise pick between them (quantised to 2^-30 of the total overlap).
+    total = float(overlap.sum())
+    if total > 0:
+        overlap = np.round(overlap * (2.0**30 / total))
+    rows, cols = linear_sum_assignment(-overlap)
+    target = np.argmax(overlap, axis=1)
+    target[rows] = cols
+    return target
+
+
+def hard_and_whole(ensemble) -> bool:
+    """Hard members and integer object weights whose sums, times the members, stay below 2^53: then every
+    overlap and Borda score is an integer or half-integer computed exactly, whatever the order of the sums."""
+    w = ensemble.weights
+    hard = ensemble.memberships is None or all(M is None for M in ensemble.memberships)
+    return (hard and bool(np.all(w == np.round(w)))
+            and 2.0 * float(w.sum()) * max(ensemble.n_members, 1) < 2.0**53)
+
+
+def hard_aligned_columns(ensemble, reference):
+    """For every member in turn, the reference column each object's label is aligned to, when every member and
+    the reference are hard (:func:`hard_and_whole`): the aligned membership is one-hot in that column. The
+    overlaps are counted from the labels (integers: the same numbers as ``A^T W R``)."""
+    L, w = ensemble.labels, ensemble.weights
+    K = reference.shape[1]
+    ref = np.argmax(reference, axis=1)
+    for j in range(ensemble.n_members):
+        kj = int(ensemble.n_clusters[j])
+        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
+        yield matched_columns(overlap)[L[:, j]]
+
+
+def hard_column_counts(ensemble, reference) -> np.ndarray:
+    """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
+    one-hot memberships (sums of zeros and ones, exact)."""
+    n = ensemble.n_objects
+    counts, rows = np.zeros((n, reference.shape[1])), np.arange(n)
+    for column in hard_aligned_columns(ensemble, reference):
+        counts[rows, column] += 1.0
+    return counts
+
+
+def hard_borda_score(ensemble, reference) -> np.ndarray:
+    """Borda's summed points when every member is hard and the weights whole (:func:`hard_and_whole`), from the
+    labels: the same numbers as aligning one-hot memberships and ranking their columns, exactly.
+
+    A hard member aligned to the reference is one-hot in column ``target[label]``; ranking a 0/1 column puts
+    its ones (weight W1) first, so an object earns ``N - (W1 - 1) / 2`` in its own column and
+    ``N - W1 - (W0 - 1) / 2`` in each other (all of them ``N - (N - 1) / 2`` in a column of one value)."""
+    w, n, K = ensemble.weights, ensemble.n_objects, reference.shape[1]
+    total = float(w.sum())
+    score, rows = np.zeros((n, K)), np.arange(n)
+    for column in hard_aligned_columns(ensemble, reference):
+        ones = np.bincount(column, weights=w, minlength=K)
+        both = (ones > 0) & (ones < total)
+        own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
+        other = np.where(both, total - ones - (total - ones - 1) / 2, own)
+        score += other[None, :]
+        score[rows, column] += own[column] - other[column]
+    return score
