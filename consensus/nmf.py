@@ -98,8 +98,9 @@ class NMFConsensus(ConsensusClusterer):
         H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
         Ht = H.T.tocsr()
 
-        def mdq(wQ):  # M D Q, through H, from D Q
-            return np.asarray(H @ (Ht @ wQ)) / m
+        def mdq(wQ):  # M D Q through H, and Q^T D M D Q = A^T A / m with A = H^T D Q: no (n, K) pass for it
+            A = np.asarray(Ht @ wQ)
+            return np.asarray(H @ A) / m, A.T @ A / m
 
         # ||M||_F^2 with copies: sum_uv w_u w_v M_uv^2 = ||H^T D H||_F^2 / m^2
         G = _gram(ensemble) if _whole_weights(w) else (Ht @ H.multiply(w[:, None]).tocsr()).toarray()
@@ -108,18 +109,15 @@ class NMFConsensus(ConsensusClusterer):
         Q[np.arange(len(w)), start] += 1.0
         Q /= np.sqrt(w @ Q**2)[None, :]  # columns of unit D-norm
         wQ = w[:, None] * Q
-        MQ = mdq(wQ)
-        QtMQ = Q.T @ (w[:, None] * MQ)
+        MQ, QtMQ = mdq(wQ)
         QtQ = Q.T @ wQ  # of the current Q: computed once per update, at its end
         S = np.maximum(QtMQ, 1e-12)
         last, eps = np.inf, 1e-300
         for it in range(self.max_iter):
             S *= np.sqrt(QtMQ / np.maximum(QtQ @ S @ QtQ, eps))
-            MQS = MQ @ S
-            Q *= np.sqrt(MQS / np.maximum(Q @ (Q.T @ (w[:, None] * MQS)), eps))
+            Q *= np.sqrt(MQ @ S / np.maximum(Q @ (QtMQ @ S), eps))  # Q^T D (M D Q S) = (Q^T D M D Q) S
             wQ = w[:, None] * Q
-            MQ = mdq(wQ)
-            QtMQ = Q.T @ (w[:, None] * MQ)
+            MQ, QtMQ = mdq(wQ)
             QtQ = Q.T @ wQ
             objective = (norm2 - 2 * np.sum(QtMQ * S) + np.sum((QtQ @ S) * (S @ QtQ).T)) / norm2
             if last - objective < self.tol:
