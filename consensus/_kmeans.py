@@ -58,7 +58,7 @@ class _Space:
         return np.einsum("kd,kd->k", M @ self.G, M) if self.G is not None else (M**2).sum(axis=1)
 
     def means(self, labels, w, k):
-        return self.sums(labels, w, k) / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
+        return _centres(self.sums(labels, w, k), labels, w, k)
 
     def sums(self, labels, w, k):
         """(K, D) weighted sums of the rows of every cluster."""
@@ -101,6 +101,11 @@ class _Space:
     def rows(self, idx):
         r = self.X[idx]
         return r.toarray() if self.sparse else np.asarray(r)
+
+
+def _centres(sums, labels, w, k):
+    """Cluster means from the clusters' weighted sums of rows (an empty cluster keeps its zero sum)."""
+    return sums / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
 
 
 def _squared_distances(centre_norms, cross, row_norms):
@@ -167,7 +172,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
     every = np.arange(len(labels))
     exact = space.exact_sums(w)
     S, S_labels = space.sums(labels, w, k), labels
-    M = S / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
+    M = _centres(S, labels, w, k)
     d = space.distances(M)
     new = _assign(d, w, k, every)
     upper, lower = _bounds(d, new, every)
@@ -181,7 +186,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
         else:
             S = space.sums(labels, w, k)
         S_labels = labels
-        M_next = S / np.maximum(np.bincount(labels, weights=w, minlength=k), 1e-300)[:, None]
+        M_next = _centres(S, labels, w, k)
         drift = np.sqrt(np.maximum(space.centre_norms(M_next - M), 0.0))
         M = M_next
         upper += drift[labels]
