@@ -53,6 +53,25 @@ def _whole_weights(w) -> bool:
     return bool(np.all(w >= 0) and np.all(w == np.floor(w)) and w.sum() < 2.0**53)
 
 
+def _block_pair_sums(codes, starts, sizes, d, pair_weights) -> np.ndarray:
+    """The (d, d) symmetric array whose block (a, b), at rows ``starts[a]`` and columns ``starts[b]``, sums
+    ``pair_weights(a, b, rows)`` over the objects ``rows`` that have a code in both blocks (codes < 0: none), at
+    (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in their order."""
+    G = np.zeros((d, d))
+    for a in range(len(codes)):
+        for b in range(a, len(codes)):
+            ca, cb, rows = codes[a], codes[b], slice(None)
+            if ca.min() < 0 or cb.min() < 0:  # the objects coded in both blocks
+                rows = (ca >= 0) & (cb >= 0)
+                ca, cb = ca[rows], cb[rows]
+            ka, kb = int(sizes[a]), int(sizes[b])
+            block = np.bincount(ca.astype(np.int64) * kb + cb, weights=pair_weights(a, b, rows),
+                                minlength=ka * kb).reshape(ka, kb)
+            G[starts[a]:starts[a] + ka, starts[b]:starts[b] + kb] = block
+            G[starts[b]:starts[b] + kb, starts[a]:starts[a] + ka] = block.T
+    return G
+
+
 def _gram(ensemble) -> np.ndarray:
     """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters.
 
@@ -66,18 +85,8 @@ def _gram(ensemble) -> np.ndarray:
     if not _whole_weights(w):
         return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
     L, off = ensemble.labels, ensemble.offsets
-    G = np.zeros((H.shape[1], H.shape[1]))
-    for a in range(ensemble.n_members):
-        for b in range(a, ensemble.n_members):
-            la, lb, wab = L[:, a], L[:, b], w
-            if la.min() < 0 or lb.min() < 0:  # abstentions: the objects both members label
-                both = (la >= 0) & (lb >= 0)
-                la, lb, wab = la[both], lb[both], w[both]
-            ka, kb = int(off[a + 1] - off[a]), int(off[b + 1] - off[b])
-            block = np.bincount(la.astype(np.int64) * kb + lb, weights=wab, minlength=ka * kb).reshape(ka, kb)
-            G[off[a]:off[a + 1], off[b]:off[b + 1]] = block
-            G[off[b]:off[b + 1], off[a]:off[a + 1]] = block.T
-    return G
+    return _block_pair_sums([L[:, j] for j in range(ensemble.n_members)], off[:-1], np.diff(off), H.shape[1],
+                            lambda a, b, rows: w[rows])
 
 
 #: Above this many member clusters the leading eigenvalues of G are found by Lanczos iterations through H
@@ -138,16 +147,8 @@ def _gram_of_rows(A) -> np.ndarray:
     lo, hi = cols.min(axis=0), cols.max(axis=0) + 1
     if np.any(lo[1:] < hi[:-1]):  # the positions' columns overlap: not one block per position
         return (A.T @ A).toarray()
-    gram = np.zeros((d, d))
-    for a in range(r):
-        for b in range(a, r):
-            width = int(hi[b] - lo[b])
-            key = (cols[:, a] - lo[a]).astype(np.int64) * width + (cols[:, b] - lo[b])
-            block = np.bincount(key, weights=vals[:, a] * vals[:, b], minlength=int(hi[a] - lo[a]) * width)
-            block = block.reshape(int(hi[a] - lo[a]), width)
-            gram[lo[a]:hi[a], lo[b]:hi[b]] = block
-            gram[lo[b]:hi[b], lo[a]:hi[a]] = block.T
-    return gram
+    return _block_pair_sums([cols[:, a] - lo[a] for a in range(r)], lo, hi - lo, d,
+                            lambda a, b, rows: vals[:, a] * vals[:, b])
 
 
 def _top_singular_vectors(A, k):

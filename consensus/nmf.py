@@ -10,7 +10,7 @@ from segensemble.constraints import Interval
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus.coassociation import _gram, _whole_weights, basic_start
+from segensemble.consensus.coassociation import _gram, basic_start
 
 __all__ = ["NMFConsensus"]
 
@@ -103,7 +103,7 @@ class NMFConsensus(ConsensusClusterer):
             return np.asarray(H @ A) / m, A.T @ A / m
 
         # ||M||_F^2 with copies: sum_uv w_u w_v M_uv^2 = ||H^T D H||_F^2 / m^2
-        G = _gram(ensemble) if _whole_weights(w) else (Ht @ H.multiply(w[:, None]).tocsr()).toarray()
+        G = _gram(ensemble)  # H^T D H
         norm2 = float(np.sum(G * G)) / m**2
         Q = np.full((len(w), k), _START_FLOOR)
         Q[np.arange(len(w)), start] += 1.0
