@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from segensemble.consensus._memory import check_dense
 from segensemble.graph.hierarchy import Hierarchy
 
-__all__ = ["LINKAGES", "weighted_linkage", "lifetime_n_clusters", "clusters_to_k"]
+__all__ = ["LINKAGES", "weighted_linkage", "lifetime_n_clusters", "clusters_to_k", "member_contingency"]
 
 LINKAGES = ("average", "single", "complete")
 
@@ -130,21 +130,47 @@ def lifetime_n_clusters(heights: np.ndarray, top: float = 1.0, minimum: int = 2)
     return int(ks[int(np.argmax(life))])
 
 
+def member_contingency(ensemble, labels, k: int) -> np.ndarray:
+    """``H^T Z`` as a dense (sum k_j, k) array: the weight of every member cluster in each of the k ``labels``.
+
+    One weighted ``bincount`` per member, adding the objects in index order as the sparse product does, so equal
+    to ``(ensemble.incidence.T @ Z).toarray()`` (``Z`` the weighted one-hot of ``labels``) bit for bit, without
+    building either matrix. Objects a member leaves unlabelled (-1) are in none of its clusters.
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> member_contingency(Ensemble.from_labels([[0, 0], [0, 1], [1, 1]]), np.array([0, 0, 1]), 2).tolist()
+    [[2.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+    """
+    w, labels = ensemble.weights, np.asarray(labels, dtype=np.int64)
+    code = np.empty(len(labels), dtype=np.int64)
+    tables = []
+    for lab, kj in zip(np.ascontiguousarray(ensemble.labels.T), ensemble.n_clusters):
+        if k > 1:
+            np.add(np.multiply(lab, k, out=code), labels, out=code)  # member cluster * k + label
+        said = lab >= 0 if ensemble.abstains else slice(None)
+        c = (lab if k == 1 else code)[said]
+        tables.append(np.bincount(c, weights=w[said], minlength=kj * k).reshape(kj, k))
+    return np.asfortranarray(np.concatenate(tables) if tables else np.zeros((0, k)))  # the product's layout too
+
+
 def clusters_to_k(ensemble, labels, k):
     """Merge (average linkage on cluster co-association) or split to exactly k clusters."""
     z = np.unique(labels, return_inverse=True)[1]
     c = int(z.max()) + 1
-    H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
-    check_dense(H.shape[1], c, "co-association of the member clusters with the clusters brought to K", copies=2)
+    w, m = ensemble.weights, ensemble.n_members
+    check_dense(sum(ensemble.n_clusters), c, "co-association of the member clusters with the clusters brought to K",
+                copies=2)
     if c > k:
         check_dense(c, c, "average linkage of the clusters brought to K", copies=3)
-        Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
-        HZ = (H.T @ Z).toarray()
+        HZ = member_contingency(ensemble, z, c)
         S = HZ.T @ HZ / m  # sum of w_i w_j X_ij between clusters
-        size = np.asarray(Z.sum(axis=0)).ravel()
+        size = np.bincount(z, weights=w, minlength=c)
         D = 1.0 - S / np.outer(size, size)
         merges, heights = weighted_linkage(D, size, "average")
         return Hierarchy(c, merges, heights).cut(n_regions=k)[z]
+    H = ensemble.incidence if c < k else None
     while c < k:  # split: the object least associated with its cluster starts a new one
         Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), c))
         own = np.asarray(H @ (H.T @ Z).toarray())[np.arange(len(z)), z] / m

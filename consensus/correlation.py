@@ -16,18 +16,32 @@ import scipy.sparse as sp
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
-from segensemble.consensus._linkage import clusters_to_k
+from segensemble.consensus._linkage import clusters_to_k, member_contingency
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import BestOfK
 from segensemble.consensus._registry import REGISTRY
 
-__all__ = ["CCPivot", "BOEM", "correlation_cost"]
+__all__ = ["CCPivot", "BOEM", "correlation_cost", "coassociation_degrees", "member_cluster_weights", "member_rows"]
 
 
-def correlation_cost(ensemble, labels) -> float:
+def member_cluster_weights(ensemble) -> np.ndarray:
+    """``H^T w``: the weight of every member cluster, one ``bincount`` per member (the sparse product's sums).
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> member_cluster_weights(Ensemble.from_labels([[0, 0], [0, 1], [1, 1]], [1, 2, 3])).tolist()
+    [3.0, 3.0, 1.0, 5.0]
+    """
+    return member_contingency(ensemble, np.zeros(ensemble.n_objects, dtype=np.int64), 1).ravel()
+
+
+def correlation_cost(ensemble, labels, *, cluster_weights=None) -> float:
     """Correlation-clustering cost of a labelling against the co-association.
 
-    Computed through H in O(nnz(H) K): same-cluster pairs cost 1 - X, others X.
+    Computed from the members' contingency with the labelling (:func:`member_contingency`) in O(n m + sum k K):
+    same-cluster pairs cost 1 - X, others X. ``cluster_weights``: the weight of every member cluster
+    (:func:`member_cluster_weights`), which depends on the ensemble only, when already at hand.
 
     Examples
     --------
@@ -36,21 +50,48 @@ def correlation_cost(ensemble, labels) -> float:
     >>> correlation_cost(ens, np.array([0, 0, 1])), correlation_cost(ens, np.array([0, 1, 2]))
     (1.0, 1.0)
     """
-    H, w, m = ensemble.incidence, ensemble.weights, ensemble.n_members
+    w, m = ensemble.weights, ensemble.n_members
     z = np.asarray(labels)
     k = int(z.max()) + 1
-    Z = sp.csr_matrix((w, (np.arange(len(z)), z)), shape=(len(z), k))
-    HZ = (H.T @ Z).toarray()  # (sum k, K)
+    HZ = member_contingency(ensemble, z, k)  # (sum k, K)
     same_x = float(np.sum(HZ**2)) / m  # sum_{i,j same} w_i w_j X_ij, i = j included
-    size = np.asarray(Z.sum(axis=0)).ravel()
+    size = np.bincount(z, weights=w, minlength=k)
     same_pairs = float(np.sum(size**2))
-    hw = np.asarray(H.T @ w).ravel()
+    hw = cluster_weights if cluster_weights is not None else member_cluster_weights(ensemble)
     all_x = float(hw @ hw) / m  # sum_{i,j} w_i w_j X_ij
     diag = float(np.sum(w**2))  # i = j terms: X_ii = 1
     # ordered pairs i != j, halved
     same_cost = (same_pairs - diag) - (same_x - diag)
     diff_cost = all_x - same_x
     return 0.5 * (same_cost + diff_cost)
+
+
+def member_rows(labels) -> np.ndarray:
+    """The (n, m) labels as (m, n) rows, one per member, in the smallest integer type holding them.
+
+    Examples
+    --------
+    >>> member_rows(np.array([[0, 2], [1, 0]])).tolist()
+    [[0, 1], [2, 0]]
+    """
+    labels = np.asarray(labels)
+    return np.ascontiguousarray(labels.T, dtype=np.min_scalar_type(int(labels.max(initial=0))))
+
+
+def coassociation_degrees(rows, w) -> np.ndarray:
+    """``X @ w`` from the members' labels ``rows`` (m, n), never forming X: ``sum_j counts_j[label_j] / m``
+    with ``counts_j`` the weight of every label of member j (summed exactly when the weights are whole).
+
+    Examples
+    --------
+    >>> rows = member_rows(np.array([[0, 0], [0, 1], [1, 1]]))
+    >>> coassociation_degrees(rows, np.ones(3)).tolist()  # X = [[1, .5, 0], [.5, 1, .5], [0, .5, 1]]
+    [1.5, 2.0, 1.5]
+    """
+    total = np.zeros(rows.shape[1])
+    for lab in rows:
+        total += np.bincount(lab, weights=w)[lab]
+    return total / len(rows)
 
 
 @REGISTRY.register("ccpivot")
@@ -65,7 +106,10 @@ class CCPivot(ConsensusClusterer):
     degree (deterministic). The number of clusters is the algorithm's own with
     ``n_clusters='auto'``; an integer K is reached by average-linkage merging of
     the pivot clusters (or splitting off the least associated objects).
-    Pairwise: forms the dense co-association of the merged objects.
+    Works from the members' labels, never forming X: a pivot compares its
+    labels with those of the unclustered objects (O(n m) time and memory per
+    pivot; ``X = c / m`` exactly for c agreeing members), and the degrees are
+    label counts (:func:`coassociation_degrees`).
 
     Parameters
     ----------
@@ -111,42 +155,46 @@ class CCPivot(ConsensusClusterer):
         self.refine = refine
         self.random_state = random_state
 
-    def _run(self, X, w, gen):
-        n = len(w)
+    def _run(self, rows, w, gen, degree):
+        """One pass of pivots over the members' labels ``rows`` (m, n); the clusters' labels."""
+        m, n = rows.shape
         z = np.full(n, -1)
-        free = np.ones(n, dtype=bool)
-        degree = X @ w
+        idx = np.arange(n)
+        joins = np.array([c / m > self.threshold for c in range(m + 1)])  # X(pivot, j) = c / m for c agreeing
         c = 0
-        while free.any():
-            idx = np.flatnonzero(free)
+        while len(idx):
             if self.pivot == "random":
-                p = int(gen.choice(idx, p=w[idx] / w[idx].sum()))
+                j = int(gen.choice(len(idx), p=w[idx] / w[idx].sum()))
             else:
-                p = int(idx[np.argmax(degree[idx])])
-            members = idx[X[p, idx] > self.threshold]
-            members = np.union1d(members, [p])
-            z[members] = c
-            free[members] = False
+                j = int(np.argmax(degree[idx]))
+            agree = np.zeros(len(idx), dtype=np.min_scalar_type(m))
+            for lab, value in zip(rows, rows[:, j].tolist()):
+                agree += lab == value
+            join = joins[agree]
+            join[j] = True
+            z[idx[join]] = c
+            keep = np.flatnonzero(~join)
+            idx, rows = idx[keep], rows[:, keep]
             c += 1
         return z
 
     def _fit(self, ensemble):
-        check_dense(ensemble.n_objects, ensemble.n_objects, "CC-Pivot's co-association", copies=1.5,  # measured 1.2
-                    pairwise=True)
-        X = ensemble.coassociation()
+        rows = member_rows(ensemble.labels)
         w = ensemble.weights
+        degree = coassociation_degrees(rows, w) if self.pivot == "degree" else None
         gen = np.random.default_rng(seed_from(self.random_state))
         runs = 1 if self.pivot == "degree" else self.n_init
         best = None
+        totals = member_cluster_weights(ensemble)
         for _ in range(runs):
-            z = self._run(X, w, gen)
-            cost = correlation_cost(ensemble, z)
+            z = self._run(rows, w, gen, degree)
+            cost = correlation_cost(ensemble, z, cluster_weights=totals)
             if best is None or cost < best[1]:
                 best = (z, cost)
         z = best[0]
         if self.n_clusters != "auto":
             z = clusters_to_k(ensemble, z, int(self.n_clusters))
-        self.cost_ = correlation_cost(ensemble, z)
+        self.cost_ = correlation_cost(ensemble, z, cluster_weights=totals)
         return z
 
 

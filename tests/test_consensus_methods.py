@@ -9,6 +9,7 @@ from segensemble.consensus._refine import local_refinement
 from segensemble.consensus.bestofk import mirkin_distance_matrix
 from segensemble.consensus.coassociation import _gram
 from segensemble.datasets import rpm_ensemble
+from segensemble.segmentation import canonical_codes
 
 RECOVERING = ["basic", "spectral", "kcc", "em", "vote", "hbgf", "eac", "cspa", "hgpa", "mcla"]
 
@@ -242,9 +243,58 @@ def test_pairwise_methods_refuse_too_many_objects_naming_the_linear_ones(monkeyp
 
     monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * 100 * 100)  # 100 x 100 doubles
     L, _ = rpm_ensemble(200, 6, 3, 0.3, rng=0)
-    for name in ("cspa", "eac", "ccpivot"):
+    for name in ("cspa", "eac"):
         with pytest.raises(InputError, match="fewer distinct objects, or a method that works through the incidence"):
             consensus.get(name)(n_clusters=3).fit(L)
+    assert len(np.unique(consensus.get("ccpivot")(n_clusters=3).fit(L).labels_)) == 3  # from the labels: no X
+
+
+def _ccpivot_on_dense_x(L, w, threshold, seed, n_init):
+    """CC-Pivot by its definition on the dense co-association of the distinct rows (the reference)."""
+    from segensemble.consensus._base import collapse_duplicate_rows
+    from segensemble.consensus.correlation import correlation_cost
+
+    distinct, inverse = collapse_duplicate_rows(Ensemble.from_labels(L, w))
+    X, w = distinct.coassociation(), distinct.weights
+    gen, best = np.random.default_rng(seed), None
+    for _ in range(n_init):
+        z, free, c = np.full(len(w), -1), np.ones(len(w), dtype=bool), 0
+        while free.any():
+            idx = np.flatnonzero(free)
+            p = int(gen.choice(idx, p=w[idx] / w[idx].sum()))
+            members = np.union1d(idx[X[p, idx] > threshold], [p])
+            z[members], free[members], c = c, False, c + 1
+        cost = correlation_cost(distinct, z)
+        best = (z, cost) if best is None or cost < best[1] else best
+    return best[0][inverse]
+
+
+def test_ccpivot_from_the_labels_is_ccpivot_on_the_dense_coassociation():
+    """The pivots compare label rows (X = c / m for c agreeing members) instead of reading X: the same clusters as
+    the definition on the dense X, on random ensembles with whole object weights. The threshold 0.3 equals no c / m
+    with m <= 9 members, so no pair sits on it (where X's rounding would decide)."""
+    from segensemble.consensus._base import seed_from
+
+    rng = np.random.default_rng(11)
+    for case in range(150):
+        n, m, k = int(rng.integers(2, 50)), int(rng.integers(1, 10)), int(rng.integers(1, 6))
+        L = rng.integers(0, k, size=(n, m))
+        w = rng.integers(1, 4, n).astype(float)
+        got = consensus.get("ccpivot")(threshold=0.3, n_init=3, random_state=case).fit(L, sample_weight=w).labels_
+        expected = _ccpivot_on_dense_x(L, w, 0.3, seed_from(case), 3)
+        assert np.array_equal(canonical_codes(got)[0], canonical_codes(expected)[0])  # the same partition
+
+
+def test_coassociation_degrees_are_x_times_the_weights():
+    from segensemble.consensus.correlation import coassociation_degrees, member_rows
+
+    rng = np.random.default_rng(4)
+    for case in range(60):
+        n, m = int(rng.integers(1, 40)), int(rng.integers(1, 8))
+        L = rng.integers(0, 4, size=(n, m))
+        ens = Ensemble.from_labels(L, rng.integers(1, 5, n) / (1, 3)[case % 2])  # whole and fractional weights
+        got = coassociation_degrees(member_rows(ens.labels), ens.weights)
+        np.testing.assert_allclose(got, ens.coassociation() @ ens.weights, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["em", "nmf"])
@@ -277,3 +327,24 @@ def test_gram_of_scaled_one_hot_rows_equals_the_sparse_product(seed):
     assert np.array_equal(_gram_of_rows(A), (A.T @ A).toarray())  # the product itself
     B = sp.random(200, 30, density=0.2, random_state=seed, format="csr")
     assert np.allclose(_gram_of_rows(B), (B.T @ B).toarray())
+
+
+def test_member_contingency_is_the_incidence_product_bit_for_bit():
+    """H^T Z from one bincount per member: the same values and layout as the sparse product (so the correlation
+    cost and the average linkage to K built on it are unchanged), abstaining members and fractional weights too."""
+    import scipy.sparse as sp
+
+    from segensemble.consensus._linkage import member_contingency
+
+    rng = np.random.default_rng(8)
+    for case in range(200):
+        n, m, k = int(rng.integers(1, 60)), int(rng.integers(1, 7)), int(rng.integers(1, 5))
+        L = rng.integers(0, int(rng.integers(1, 6)), size=(n, m))
+        if case % 3 == 0:
+            L[rng.random((n, m)) < 0.3] = -1
+            L[(L < 0).all(axis=1), 0] = 0
+        ens = Ensemble.from_labels(L, rng.random(n) * 3 if case % 2 else rng.integers(1, 5, n).astype(float))
+        z = rng.integers(0, k, n)
+        expected = (ens.incidence.T @ sp.csr_matrix((ens.weights, (np.arange(n), z)), shape=(n, k))).toarray()
+        got = member_contingency(ens, z, k)
+        assert np.array_equal(got, expected) and got.flags.f_contiguous == expected.flags.f_contiguous
