@@ -56,11 +56,12 @@ def hard_aligned_columns(ensemble, reference):
 def hard_column_counts(ensemble, reference) -> np.ndarray:
     """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
     one-hot memberships (sums of zeros and ones, exact)."""
-    n = ensemble.n_objects
-    counts, rows = np.zeros((n, reference.shape[1])), np.arange(n)
+    n, K = ensemble.n_objects, reference.shape[1]
+    counts = np.zeros((n, K), dtype=np.min_scalar_type(ensemble.n_members))  # counted small, returned as floats
+    flat, starts = counts.reshape(-1), np.arange(0, n * K, K)  # each object's row in the flat view
     for column in hard_aligned_columns(ensemble, reference):
-        counts[rows, column] += 1.0
-    return counts
+        flat[starts + column] += 1
+    return counts.astype(np.float64)
 
 
 def hard_borda_score(ensemble, reference) -> np.ndarray:
@@ -72,12 +73,16 @@ def hard_borda_score(ensemble, reference) -> np.ndarray:
     ``N - W1 - (W0 - 1) / 2`` in each other (all of them ``N - (N - 1) / 2`` in a column of one value)."""
     w, n, K = ensemble.weights, ensemble.n_objects, reference.shape[1]
     total = float(w.sum())
-    score, rows = np.zeros((n, K)), np.arange(n)
+    score, others = np.zeros((n, K)), np.zeros(K)
+    flat, starts = score.reshape(-1), np.arange(0, n * K, K)  # each object's row in the flat view
     for column in hard_aligned_columns(ensemble, reference):
         ones = np.bincount(column, weights=w, minlength=K)
         both = (ones > 0) & (ones < total)
         own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
         other = np.where(both, total - ones - (total - ones - 1) / 2, own)
-        score += other[None, :]
-        score[rows, column] += own[column] - other[column]
+        others += other
+        flat[starts + column] += (own - other)[column]
+    # every term is a multiple of 1/2 below 2^52 (hard_and_whole), so the sums are exact in any order: each
+    # member's extra in its own column above, the points every object earns in every column added once
+    score += others[None, :]
     return score

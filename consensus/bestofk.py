@@ -25,11 +25,12 @@ def mirkin_distance_matrix(ensemble) -> np.ndarray:
     """
     L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
     m = ensemble.n_members
-    self_sq = np.array([np.sum(np.bincount(L[:, j], weights=w, minlength=ks[j]) ** 2) for j in range(m)])
+    cols = [np.ascontiguousarray(L[:, j], dtype=np.int64) for j in range(m)]  # each member's labels read once
+    self_sq = np.array([np.sum(np.bincount(cols[j], weights=w, minlength=ks[j]) ** 2) for j in range(m)])
     D = np.zeros((m, m))
     for a in range(m):
         for b in range(a + 1, m):
-            code = L[:, a].astype(np.int64) * ks[b] + L[:, b]
+            code = cols[a] * ks[b] + cols[b]
             if ks[a] * ks[b] <= 4 * len(code) + 1024:
                 joint = np.bincount(code, weights=w, minlength=ks[a] * ks[b])
             else:  # many labels (a colour PNG): only the pairs that occur, never ka x kb cells
