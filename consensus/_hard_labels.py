@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-__all__ = ["hard_aligned_columns", "hard_and_whole", "hard_borda_score", "hard_column_counts", "matched_columns"]
+__all__ = ["add_in_columns", "hard_aligned_columns", "hard_and_whole", "hard_borda_score", "hard_column_counts",
+           "matched_columns"]
 
 
 def matched_columns(overlap) -> np.ndarray:
@@ -53,14 +54,25 @@ def hard_aligned_columns(ensemble, reference):
         yield matched_columns(overlap)[L[:, j]]
 
 
+def add_in_columns(table, columns, values) -> None:
+    """``table[i, columns[i]] += values[i]`` (or a scalar) for every row i, in place, by one index array into the
+    flat view of the C-ordered ``table`` (each position once, so the same as the two-array fancy index).
+
+    Examples
+    --------
+    >>> t = np.zeros((2, 3)); add_in_columns(t, np.array([2, 0]), np.array([1.0, 5.0])); t.tolist()
+    [[0.0, 0.0, 1.0], [5.0, 0.0, 0.0]]
+    """
+    n, k = table.shape
+    table.reshape(-1)[np.arange(0, n * k, k) + columns] += values
+
+
 def hard_column_counts(ensemble, reference) -> np.ndarray:
     """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
     one-hot memberships (sums of zeros and ones, exact)."""
-    n, K = ensemble.n_objects, reference.shape[1]
-    counts = np.zeros((n, K), dtype=np.min_scalar_type(ensemble.n_members))  # counted small, returned as floats
-    flat, starts = counts.reshape(-1), np.arange(0, n * K, K)  # each object's row in the flat view
+    counts = np.zeros((ensemble.n_objects, reference.shape[1]), dtype=np.min_scalar_type(ensemble.n_members))
     for column in hard_aligned_columns(ensemble, reference):
-        flat[starts + column] += 1
+        add_in_columns(counts, column, 1)  # counted as small integers, returned as floats
     return counts.astype(np.float64)
 
 
@@ -74,14 +86,13 @@ def hard_borda_score(ensemble, reference) -> np.ndarray:
     w, n, K = ensemble.weights, ensemble.n_objects, reference.shape[1]
     total = float(w.sum())
     score, others = np.zeros((n, K)), np.zeros(K)
-    flat, starts = score.reshape(-1), np.arange(0, n * K, K)  # each object's row in the flat view
     for column in hard_aligned_columns(ensemble, reference):
         ones = np.bincount(column, weights=w, minlength=K)
         both = (ones > 0) & (ones < total)
         own = np.where(both, total - (ones - 1) / 2, total - (total - 1) / 2)
         other = np.where(both, total - ones - (total - ones - 1) / 2, own)
         others += other
-        flat[starts + column] += (own - other)[column]
+        add_in_columns(score, column, (own - other)[column])
     # every term is a multiple of 1/2 below 2^52 (hard_and_whole), so the sums are exact in any order: each
     # member's extra in its own column above, the points every object earns in every column added once
     score += others[None, :]

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, FitResult
+from segensemble.consensus._hard_labels import add_in_columns
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.soft import resolve_reference
@@ -77,10 +78,8 @@ class Vote(ConsensusClusterer):
         ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
         k = R.shape[1]
         votes = np.zeros((ensemble.n_objects, k), dtype=np.min_scalar_type(ensemble.n_members))  # whole counts
-        flat, rows = votes.reshape(-1), np.arange(0, ensemble.n_objects * k, k)  # row starts in the flat view
         for j in range(ensemble.n_members):
-            aligned = align_to_reference(ensemble.labels[:, j], ref, ensemble.weights, k)
-            flat[rows + aligned] += 1
+            add_in_columns(votes, align_to_reference(ensemble.labels[:, j], ref, ensemble.weights, k), 1)
         memberships = votes / np.float64(ensemble.n_members)
         best = votes.max(axis=1, keepdims=True)
         keep_ref = votes[np.arange(ensemble.n_objects), ref] == best[:, 0]
