@@ -133,9 +133,9 @@ def _lloyd(space, w, labels, k, max_iter):
     return labels, _inertia(space, w, labels, k, every)
 
 
-def _inertia(space, w, labels, k, every):
-    """Weighted sum of squared distances to the centres of ``labels``."""
-    d = space.distances(space.means(labels, w, k))
+def _inertia(space, w, labels, k, every, centres=None):
+    """Weighted sum of squared distances to the centres of ``labels`` (``centres``: those centres, if known)."""
+    d = space.distances(space.means(labels, w, k) if centres is None else centres)
     return float(np.sum(w * np.maximum(d[every, labels], 0)))
 
 
@@ -178,7 +178,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
     upper, lower = _bounds(d, new, every)
     for _ in range(1, max_iter):
         if np.array_equal(new, labels):
-            break
+            return labels, _inertia(space, w, labels, k, every, M)  # M: the centres of labels, as recomputed
         labels = new
         moved = np.flatnonzero(labels != S_labels)
         if exact and len(moved) < len(labels) // 8:  # integer sums: moving the few changed rows is exact
