@@ -211,11 +211,12 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
 
 
 def _bounds(d, assigned, rows):
-    """(upper, lower): the distance to the assigned centre and to the nearest other one, from squared distances."""
+    """(upper, lower): the distance to the assigned centre and to the nearest other one, from squared distances.
+
+    ``d`` is overwritten (its assigned entries set to inf): every caller is done with it."""
     own = d[rows, assigned]
-    other = d.copy()
-    other[rows, assigned] = np.inf
-    second = other.min(axis=1) if d.shape[1] > 1 else np.full(len(rows), np.inf)
+    d[rows, assigned] = np.inf
+    second = d.min(axis=1) if d.shape[1] > 1 else np.full(len(rows), np.inf)
     return np.sqrt(np.maximum(own, 0.0)), np.sqrt(np.maximum(second, 0.0))
 
 
