@@ -303,12 +303,12 @@ class Ensemble:
         [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]]
         """
         n, m = self.labels.shape
-        cols = (self.labels + self.offsets[:-1][None, :]).ravel()
-        rows = np.repeat(np.arange(n), m)
+        cols = (self.labels + self.offsets[:-1][None, :]).ravel()  # row by row, increasing within a row: CSR order
+        starts = np.arange(0, n * m + 1, m)
         if self.abstains:  # an abstaining member has no entry in that row
-            speaks = self.labels.ravel() != ABSTAIN
-            rows, cols = rows[speaks], cols[speaks]
-        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, int(self.offsets[-1])))
+            speaks = self.labels != ABSTAIN
+            cols, starts = cols[speaks.ravel()], np.concatenate([[0], np.cumsum(np.count_nonzero(speaks, axis=1))])
+        return sp.csr_matrix((np.ones(len(cols)), cols, starts), shape=(n, int(self.offsets[-1])))
 
     @cached_property
     def abstains(self) -> bool:
