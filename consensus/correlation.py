@@ -67,15 +67,18 @@ def correlation_cost(ensemble, labels, *, cluster_weights=None) -> float:
 
 
 def member_rows(labels) -> np.ndarray:
-    """The (n, m) labels as (m, n) rows, one per member, in the smallest integer type holding them.
+    """The (n, m) labels as (m, n) rows, one per member, in the smallest integer type holding them (-1 too).
 
     Examples
     --------
     >>> member_rows(np.array([[0, 2], [1, 0]])).tolist()
     [[0, 1], [2, 0]]
+    >>> member_rows(np.array([[0, -1], [300, 0]])).tolist()  # -1 kept: a signed type
+    [[0, 300], [-1, 0]]
     """
     labels = np.asarray(labels)
-    return np.ascontiguousarray(labels.T, dtype=np.min_scalar_type(int(labels.max(initial=0))))
+    low, high = int(labels.min(initial=0)), int(labels.max(initial=0))
+    return np.ascontiguousarray(labels.T, dtype=np.result_type(np.min_scalar_type(low), np.min_scalar_type(high)))
 
 
 def coassociation_degrees(rows, w) -> np.ndarray:
