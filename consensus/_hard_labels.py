@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from segensemble.consensus._linkage import member_contingency
+
 __all__ = ["add_in_columns", "hard_aligned_columns", "hard_and_whole", "hard_borda_score", "hard_column_counts",
            "matched_columns"]
 
@@ -45,13 +47,9 @@ def hard_aligned_columns(ensemble, reference):
     """For every member in turn, the reference column each object's label is aligned to, when every member and
     the reference are hard (:func:`hard_and_whole`): the aligned membership is one-hot in that column. The
     overlaps are counted from the labels (integers: the same numbers as ``A^T W R``)."""
-    L, w = ensemble.labels, ensemble.weights
-    K = reference.shape[1]
-    ref = np.argmax(reference, axis=1)
+    overlaps, off = member_contingency(ensemble, np.argmax(reference, axis=1), reference.shape[1]), ensemble.offsets
     for j in range(ensemble.n_members):
-        kj = int(ensemble.n_clusters[j])
-        overlap = np.bincount(L[:, j] * K + ref, weights=w, minlength=kj * K).reshape(kj, K)
-        yield matched_columns(overlap)[L[:, j]]
+        yield matched_columns(overlaps[off[j]:off[j + 1]])[ensemble.labels[:, j]]
 
 
 def add_in_columns(table, columns, values) -> None:
