@@ -125,10 +125,10 @@ def _lloyd(space, w, labels, k, max_iter):
     labels = labels.copy()
     every = np.arange(len(labels))
     for _ in range(max_iter):
-        d = space.distances(space.means(labels, w, k))
-        new = _assign(d, w, k, every)
+        M = space.means(labels, w, k)
+        new = _assign(space.distances(M), w, k, every)
         if np.array_equal(new, labels):
-            break
+            return labels, _inertia(space, w, labels, k, every, M)  # M: the centres of labels
         labels = new
     return labels, _inertia(space, w, labels, k, every)
 
@@ -205,9 +205,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
                 continue
             u, lo = _bounds(dc, new[check], np.arange(len(check)))
             upper[check], lower[check] = u, lo
-    else:  # the iterations ran out: the last assignment stands, as in plain Lloyd
-        labels = new
-    return labels, _inertia(space, w, labels, k, every)
+    return new, _inertia(space, w, new, k, every)  # the iterations ran out: the last assignment stands, as in Lloyd
 
 
 def _bounds(d, assigned, rows):
