@@ -7,8 +7,8 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin
 from segensemble.constraints import Interval, StrOptions, ValidatedParams
+from segensemble.estimator import ClusterMixin, Estimator
 
 from segensemble.ensemble import Ensemble
 from segensemble.validation import check_weights
@@ -64,16 +64,23 @@ def fill_docstring(**fragments):
 
 
 def seed_from(random_state) -> int:
-    """An int seed from a scikit-learn ``random_state`` (None, int or RandomState).
+    """An int seed from a scikit-learn ``random_state`` (None, int or RandomState), drawn as scikit-learn's
+    ``check_random_state(random_state).randint(0, 2**31 - 1)``: None draws from NumPy's global RandomState.
 
     Examples
     --------
-    >>> seed_from(0) == seed_from(0)
+    >>> seed_from(0) == seed_from(0) == seed_from(np.random.RandomState(0))
     True
     """
-    from sklearn.utils import check_random_state
-
-    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+    if random_state is None:
+        state = np.random.mtrand._rand
+    elif isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
+        state = np.random.RandomState(int(random_state))
+    elif isinstance(random_state, np.random.RandomState):
+        state = random_state
+    else:
+        raise InputError(f"random_state: expected None, an int or a numpy.random.RandomState, got {random_state!r}")
+    return int(state.randint(0, 2**31 - 1))
 
 
 def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
@@ -173,7 +180,7 @@ class FitResult(NamedTuple):
     rows: dict | None = None
 
 
-class ConsensusClusterer(ValidatedParams, ClusterMixin, BaseEstimator):
+class ConsensusClusterer(ValidatedParams, ClusterMixin, Estimator):
     """Base of every consensus method: scikit-learn estimator conventions.
 
     Subclasses store their parameters in ``__init__``, declare

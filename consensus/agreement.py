@@ -25,8 +25,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 from segensemble.constraints import Interval, ValidatedParams
+from segensemble.estimator import Estimator
 
 from segensemble.consensus._base import seed_from
 from segensemble.ensemble import Ensemble
@@ -162,7 +162,7 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
     return sp.csr_matrix((w, (np.arange(len(w)), words)), shape=(len(w), k)), words
 
 
-class CAP(ValidatedParams, BaseEstimator):
+class CAP(ValidatedParams, Estimator):
     """Clustering Agreement Process: an ensemble of the same size whose members agree more.
 
     Parameters

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._hard_labels import add_in_columns
@@ -31,6 +30,8 @@ def align_to_reference(labels, reference, weights, k_ref: int) -> np.ndarray:
     # the overlap table, each object's weight added in object order (as np.add.at would, far faster)
     C = np.bincount(np.asarray(labels, dtype=np.int64) * k_ref + reference, weights=weights,
                     minlength=k * k_ref).reshape(k, k_ref)
+    from scipy.optimize import linear_sum_assignment  # SciPy's optimizers: 0.15 s to import
+
     rows, cols = linear_sum_assignment(-C)
     mapping = np.argmax(C, axis=1)
     mapping[rows] = cols

@@ -135,12 +135,13 @@ def validate_params(constraints: dict, params: dict, owner: str) -> None:
 class ValidatedParams:
     """Mixin for scikit-learn style estimators: ``_validate_params`` checks ``_parameter_constraints`` here.
 
-    Put it before ``BaseEstimator`` in the bases; ``fit`` calls ``self._validate_params()`` as before.
+    Put it before the estimator base (:class:`segensemble.estimator.Estimator`, or scikit-learn's
+    ``BaseEstimator``) in the bases; ``fit`` calls ``self._validate_params()``.
 
     Examples
     --------
-    >>> from sklearn.base import BaseEstimator
-    >>> class Est(ValidatedParams, BaseEstimator):
+    >>> from segensemble.estimator import Estimator
+    >>> class Est(ValidatedParams, Estimator):
     ...     _parameter_constraints = {"alpha": [Interval(numbers.Real, 0, None, closed="neither")]}
     ...     def __init__(self, alpha=1.0):
     ...         self.alpha = alpha

@@ -48,3 +48,32 @@ def test_the_agreement_step_too():
     cap = CAP(n_words=8, random_state=0)
     twin = clone(cap)
     assert twin.get_params() == cap.get_params() and pickle.loads(pickle.dumps(cap)).get_params() == cap.get_params()
+
+
+@pytest.mark.parametrize("name", ["vote", "merge", "kcc"])
+def test_scikit_learn_sees_a_clusterer(name):
+    """The protocol without scikit-learn's base class: its tags, clone, grid search and repr work on ours."""
+    from sklearn.base import is_clusterer
+    from sklearn.model_selection import ParameterGrid
+
+    est = consensus.get(name)(n_clusters=3)
+    assert is_clusterer(est)
+    assert repr(est) == f"{type(est).__name__}(n_clusters=3)"
+    fits = [clone(est).set_params(**p).fit(_labels()) for p in ParameterGrid({"n_clusters": [2, 3]})]
+    assert [f.n_clusters_ for f in fits] == [2, 3]
+    assert np.array_equal(est.fit_predict(_labels()), fits[1].labels_)
+    with pytest.raises(ValueError, match="Invalid parameter 'speed' for estimator"):
+        est.set_params(speed=1)
+
+
+def test_seeds_are_drawn_as_scikit_learn_draws_them():
+    from sklearn.utils import check_random_state
+
+    from segensemble.consensus._base import seed_from
+
+    for make in (lambda: 0, lambda: 7, lambda: np.int64(3), lambda: np.random.RandomState(5)):
+        assert seed_from(make()) == int(check_random_state(make()).randint(0, 2**31 - 1))
+    np.random.seed(11)
+    ours = seed_from(None)
+    np.random.seed(11)
+    assert ours == int(check_random_state(None).randint(0, 2**31 - 1))

@@ -447,3 +447,33 @@ def test_shipped_models_load_by_name_and_recipes_may_name_one():
         replace(named, boundary="learned:nope").validate()
     with pytest.raises(InputError, match="'learned:NAME'"):
         run_recipe(img, "default@6", boundary="learned:nope")
+
+
+def test_the_c_interface_predicts_what_the_lightgbm_package_predicts():
+    """:class:`TextBooster` (LightGBM's C interface, no ``lightgbm`` import) against ``lightgbm.Booster`` on every
+    stage of every shipped model: the same probabilities bit for bit, whatever the row type and layout."""
+    import gzip
+    import json
+
+    import lightgbm
+
+    from segensemble.edges.booster import TextBooster
+    from segensemble.edges.detector import DEFAULT_MODEL
+
+    rng = np.random.default_rng(0)
+    for path in sorted(DEFAULT_MODEL.parent.glob("*.json.gz")):
+        for text in json.loads(gzip.open(path).read())["stages"]:
+            ours, theirs = TextBooster(text), lightgbm.Booster(model_str=text)
+            assert ours.num_feature() == theirs.num_feature() and ours.model_to_string() == text
+            for rows in (rng.random((700, ours.num_feature())).astype(np.float32) * 4,
+                         np.asfortranarray(rng.normal(size=(300, ours.num_feature()))),
+                         rng.integers(0, 5, size=(50, ours.num_feature()))):
+                a, b = ours.predict(rows, num_threads=1), theirs.predict(rows, num_threads=1)
+                assert a.dtype == b.dtype and np.array_equal(a, b), path.name
+
+
+def test_a_model_text_lightgbm_cannot_read_is_a_clear_error():
+    from segensemble.edges.booster import ModelTextError, TextBooster
+
+    with pytest.raises(ModelTextError, match="number of classes"):
+        TextBooster("tree\nversion=v4\n")

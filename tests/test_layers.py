@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO / "segmenters",
             "segensemble.consensus": REPO / "consensus", "segensemble.datasets": REPO / "datasets"}
 #: Imports of the project's own modules inside functions hide circles and make the layers unreadable. The only
-#: ones are deliberate deferrals, one place per package: the image pipeline's ``deferred`` module (the layers that
-#: import scikit-learn, about half a second), the datasets package's projective-clustering generator (the same),
+#: ones are deliberate deferrals, one place per package: the image pipeline's ``deferred`` module (the consensus and
+#: segmenter layers, imported by the first recipe that runs), the datasets package's projective-clustering generator (the same),
 #: and the CLI's ``_deferred`` module (every numeric layer: ``--version`` and ``--help`` import none of them).
 #: The package's front door defers its heavy names by PEP 562 and declares them under ``TYPE_CHECKING``.
 DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2,
@@ -212,3 +212,24 @@ def test_the_command_line_starts_without_the_numeric_libraries(args):
             "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
     assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_the_default_fusion_imports_neither_scikit_learn_nor_the_lightgbm_package(tmp_path):
+    """``segensemble fuse IMAGE`` with the default recipe (learned detector, learned merge) reads the model through
+    LightGBM's C interface and fits estimators of the plain protocol: no scikit-learn, SciPy statistics or
+    optimizers, no ``lightgbm`` package (a second of start-up on every call)."""
+    import subprocess
+    import sys
+
+    import numpy as np
+    from PIL import Image
+
+    Image.fromarray((np.random.default_rng(0).random((24, 24, 3)) * 255).astype(np.uint8)).save(tmp_path / "in.png")
+    code = ("import sys\nfrom segensemble.cli import main\nsys.argv = ['segensemble', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+            "heavy = ('sklearn', 'scipy.stats', 'scipy.optimize', 'lightgbm')\n"
+            "print(code, sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, "fuse", str(tmp_path / "in.png"), "-o", str(tmp_path / "o.png")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr
+    assert (tmp_path / "o.png").is_file()

@@ -22,6 +22,7 @@ import numpy as np
 from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.validation import check_image, check_int
 from segensemble.atomic import atomic_write_bytes
+from segensemble.edges.booster import load_booster
 from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
 from segensemble.evaluation.nms import non_maximum_suppression
 
@@ -44,7 +45,10 @@ class BoundaryModel:
 
     Attributes
     ----------
-    stages : tuple of lightgbm.Booster
+    stages : tuple of boosters
+        LightGBM models (:class:`~segensemble.edges.booster.TextBooster`
+        when read from a file; any object with ``predict(rows,
+        num_threads=1)`` and ``model_to_string()``, e.g. ``lightgbm.Booster``).
         Stage 1 reads :func:`boundary_features`; stage ``s > 1`` those and
         the :func:`context_features` of stage ``s - 1``.
     strides : tuple of int
@@ -144,8 +148,6 @@ class _silent_stderr:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> BoundaryModel:
-    import lightgbm
-
     try:
         doc = json.loads(_read_gzip(path))
     except FileFormatError:
@@ -169,8 +171,8 @@ def _load(path: str) -> BoundaryModel:
         raise FileFormatError(f"{path}: strides: expected one whole number from 1 to 16 per stage, got {strides!r}")
     try:
         with _silent_stderr():  # LightGBM prints "[LightGBM] [Fatal] ..." itself before raising
-            boosters = tuple(lightgbm.Booster(model_str=t) for t in stages)
-    except (lightgbm.basic.LightGBMError, ValueError, TypeError) as exc:
+            boosters = tuple(load_booster(t) for t in stages)
+    except (ValueError, TypeError) as exc:  # ModelTextError is a ValueError
         raise FileFormatError(f"{path}: stages: not a readable LightGBM model ({first_line(exc)})") from exc
     return BoundaryModel(boosters, tuple(strides), doc.get("info", {}), doc["features"],
                          None if candidates is None else float(candidates))

@@ -55,6 +55,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from segensemble.constraints import Interval
+from segensemble.estimator import clone
 from segensemble.graph.merger import RegionMerger
 from segensemble.consensus.merging import (check_coefficients, image_statistics, atom_adjacency, cut_hierarchy,
                                            learned_key, normalised_member_weights)
@@ -318,8 +319,6 @@ def image_aware_fit(estimator, ensemble: Ensemble, *, n_segments="auto", gradien
     >>> fit.atoms.to_image(fit.labels)[0, [0, 19]].tolist(), fit.n_segments
     ([0, 1], 2)
     """
-    from sklearn.base import clone
-
     if ensemble.index is None or ensemble.image is None:
         raise InputError("ensemble: image-aware fusion needs an ensemble built from segmentations with the image")
     s = check_spatial(settings)
