@@ -19,8 +19,8 @@ __all__ = ["make_subspace_clusters", "lac", "projective_ensemble", "ENSEMBLE_KIN
 def _consensus():
     """(LAC, ProjectiveEnsemble) from the consensus package: the datasets package's one deliberate deferral.
 
-    The consensus layer imports scikit-learn (about half a second); reading BSDS500 or fetching it must not pay
-    for the projective-clustering generators beside them.
+    Reading BSDS500 or fetching it must not import the consensus layer (the algorithms above this package) for
+    the projective-clustering generators beside them.
     """
     from segensemble.consensus.lac import lac
     from segensemble.consensus.pce import ProjectiveEnsemble

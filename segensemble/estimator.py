@@ -46,7 +46,7 @@ class Estimator:
     >>> est.set_params(speed=3)
     Traceback (most recent call last):
     ...
-    ValueError: Invalid parameter 'speed' for estimator Scaled(factor=2.0, name='y'). Valid parameters are: ['factor', 'name'].
+    ValueError: Invalid parameter 'speed' for estimator Scaled(...). Valid parameters are: ['factor', 'name'].
     """
 
     @classmethod
@@ -99,8 +99,9 @@ class Estimator:
 
     def __repr__(self) -> str:
         defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        empty = inspect.Parameter.empty
         shown = [f"{name}={value!r}" for name, value in self.get_params(deep=False).items()
-                 if name not in defaults or defaults[name] is inspect.Parameter.empty or repr(value) != repr(defaults[name])]
+                 if defaults.get(name, empty) is empty or repr(value) != repr(defaults[name])]
         return f"{type(self).__name__}({', '.join(shown)})"
 
 

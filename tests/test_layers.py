@@ -13,8 +13,9 @@ PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO 
             "segensemble.consensus": REPO / "consensus", "segensemble.datasets": REPO / "datasets"}
 #: Imports of the project's own modules inside functions hide circles and make the layers unreadable. The only
 #: ones are deliberate deferrals, one place per package: the image pipeline's ``deferred`` module (the consensus and
-#: segmenter layers, imported by the first recipe that runs), the datasets package's projective-clustering generator (the same),
-#: and the CLI's ``_deferred`` module (every numeric layer: ``--version`` and ``--help`` import none of them).
+#: segmenter layers, imported by the first recipe that runs), the datasets package's projective-clustering generator
+#: (the consensus layer, not needed to read BSDS500), and the CLI's ``_deferred`` module (every numeric layer:
+#: ``--version`` and ``--help`` import none of them).
 #: The package's front door defers its heavy names by PEP 562 and declares them under ``TYPE_CHECKING``.
 DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2,
              "segensemble.cli._deferred": 18}
