@@ -22,13 +22,13 @@ __all__ = ["add_in_columns", "hard_aligned_columns", "hard_and_whole", "hard_bor
 def matched_columns(overlap) -> np.ndarray:
     """The reference column each of a member's clusters goes to, from their (k, K) weighted overlap: the
     Hungarian matching, and the largest overlap for the clusters it leaves over."""
+    from scipy.optimize import linear_sum_assignment  # SciPy's optimizers: 0.15 s to import
+
     # Equal matchings must tie exactly: weights and their duplicates sum the overlaps in different orders, and
     # rounding noise would otherwise pick between them (quantised to 2^-30 of the total overlap).
     total = float(overlap.sum())
     if total > 0:
         overlap = np.round(overlap * (2.0**30 / total))
-    from scipy.optimize import linear_sum_assignment  # SciPy's optimizers: 0.15 s to import
-
     rows, cols = linear_sum_assignment(-overlap)
     target = np.argmax(overlap, axis=1)
     target[rows] = cols

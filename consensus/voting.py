@@ -25,13 +25,13 @@ def align_to_reference(labels, reference, weights, k_ref: int) -> np.ndarray:
     >>> align_to_reference(np.array([1, 1, 0, 2]), np.array([0, 0, 1, 1]), np.ones(4), 2).tolist()
     [0, 0, 1, 1]
     """
+    from scipy.optimize import linear_sum_assignment  # SciPy's optimizers: 0.15 s to import
+
     k = int(labels.max()) + 1
     check_dense(k, k_ref, "overlap of a member's clusters with the reference's (Hungarian alignment)", copies=2)
     # the overlap table, each object's weight added in object order (as np.add.at would, far faster)
     C = np.bincount(np.asarray(labels, dtype=np.int64) * k_ref + reference, weights=weights,
                     minlength=k * k_ref).reshape(k, k_ref)
-    from scipy.optimize import linear_sum_assignment  # SciPy's optimizers: 0.15 s to import
-
     rows, cols = linear_sum_assignment(-C)
     mapping = np.argmax(C, axis=1)
     mapping[rows] = cols
