@@ -231,6 +231,6 @@ def test_the_default_fusion_imports_neither_scikit_learn_nor_the_lightgbm_packag
             "heavy = ('sklearn', 'scipy.stats', 'scipy.optimize', 'lightgbm')\n"
             "print(code, sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, "fuse", str(tmp_path / "in.png"), "-o", str(tmp_path / "o.png")],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)  # the installed package
     assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr
     assert (tmp_path / "o.png").is_file()
