@@ -82,7 +82,10 @@ def _project(U, k):
     """Nearest point of {U >= 0, ||U||_F^2 = k} (None if U has no positive entry)."""
     U = np.maximum(U, 0.0)
     norm = np.linalg.norm(U)
-    return None if norm == 0 else U * (np.sqrt(k) / norm)
+    if norm == 0:
+        return None
+    U *= np.sqrt(k) / norm  # in place: the same products as U * (sqrt(k) / norm)
+    return U
 
 
 def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float = 1e-6, max_iter: int = 20_000,
@@ -135,17 +138,21 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
     scale = float(s @ s)
     Bs = B / np.sqrt(scale)
     sn = s / np.sqrt(scale)
-    U = gen.random((n, r)) if U0 is None else np.asarray(U0, dtype=np.float64)
+    U = gen.random((n, r)) if U0 is None else np.ascontiguousarray(U0, dtype=np.float64)
     U = _project(U, k)
     if U is None:
         raise InputError("U0: expected a start with a positive entry")
     y = np.zeros(n)
 
+    # (n, rank) work arrays written in place: each step computes what the plain expressions in the comments
+    # compute, operation by operation (the same values), without a dozen temporaries of the size of U per step
+    G, work = np.empty(U.shape), np.empty(U.shape)  # C order, as U and every product of it
+
     def evaluate(U):
         CU = np.asarray(Bs @ (Bs.T @ U))
         t = U.T @ sn
         res = U @ t - sn
-        return -np.sum(CU * U) + y @ res + beta / 2 * (res @ res), CU, t, res
+        return -np.multiply(CU, U, out=work).sum() + y @ res + beta / 2 * (res @ res), CU, t, res  # np.sum(CU * U)
 
     alpha = 1.0
     f, CU, t, res = evaluate(U)
@@ -153,13 +160,17 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
     it = 0
     for it in range(1, max_iter + 1):
         v = y + beta * res
-        G = -2.0 * CU + np.outer(v, t) + np.outer(sn, U.T @ v)
+        # G = -2.0 * CU + np.outer(v, t) + np.outer(sn, U.T @ v)
+        np.multiply(CU, -2.0, out=G)
+        G += np.multiply(v[:, None], t[None, :], out=work)
+        G += np.multiply(sn[:, None], (U.T @ v)[None, :], out=work)
         while True:
-            Un = _project(U - alpha * G, k)
+            Un = _project(np.subtract(U, np.multiply(G, alpha, out=work), out=work), k)  # U - alpha * G
             if Un is not None:
                 fn, CUn, tn, resn = evaluate(Un)
                 d = Un - U
-                if fn <= f + np.sum(G * d) + np.sum(d * d) / (2 * alpha) or alpha < 1e-12:
+                gd = np.multiply(G, d, out=work).sum()  # np.sum(G * d)
+                if fn <= f + gd + np.multiply(d, d, out=work).sum() / (2 * alpha) or alpha < 1e-12:
                     break
             alpha *= 0.5
         step = float(np.linalg.norm(d)) / np.sqrt(k)

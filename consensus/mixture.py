@@ -84,12 +84,15 @@ class EM(ConsensusClusterer):
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf
+        # (n, K) arrays written in place each iteration (the values of the plain expressions in the comments,
+        # operation by operation), not a dozen fresh ones of that size per iteration
+        Rw, logp, picked, RwT = np.empty((n, k)), np.empty((n, k)), np.empty((n, k)), np.empty((k, n))
         for it in range(self.max_iter):
-            Rw = R * w[:, None]
+            np.multiply(R, w[:, None], out=Rw)  # Rw = R * w[:, None]
             tot = Rw.sum(axis=0)
             alpha = (tot + self.smoothing) / (tot.sum() + k * self.smoothing)
-            logp = np.tile(np.log(alpha), (n, 1))
-            RwT = np.ascontiguousarray(Rw.T)  # one transposed copy: each member's bincounts read its rows whole
+            logp[:] = np.log(alpha)  # np.tile(np.log(alpha), (n, 1))
+            RwT[:] = Rw.T  # one transposed copy: each member's bincounts read its rows whole
             for j in range(m):
                 lj, rjT, tj, at = L[:, j], RwT, tot, slice(None)
                 if ks[j] == 0:  # a member that labels nothing
@@ -101,11 +104,14 @@ class EM(ConsensusClusterer):
                 # the responsibilities summed per label, in object order (as np.add.at, without its slow path)
                 counts = np.stack([np.bincount(lj, weights=rjT[c], minlength=ks[j]) for c in range(k)], axis=1)
                 theta = (counts + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
-                logp[at] += np.log(theta)[lj]
+                if isinstance(at, slice):  # logp += np.log(theta)[lj]
+                    logp += np.take(np.log(theta), lj, axis=0, out=picked, mode="clip")  # labels in range: unbuffered
+                else:
+                    logp[at] += np.log(theta)[lj]
             top = logp.max(axis=1, keepdims=True)
-            lik = np.exp(logp - top)
+            lik = np.exp(np.subtract(logp, top, out=logp), out=logp)  # np.exp(logp - top)
             norm = lik.sum(axis=1, keepdims=True)
-            R = lik / norm
+            R = np.divide(lik, norm, out=R)  # lik / norm
             ll = float(np.sum(w * (top[:, 0] + np.log(norm[:, 0]))) / w.sum())
             if ll - last < self.tol:
                 break

@@ -100,7 +100,9 @@ class NMFConsensus(ConsensusClusterer):
 
         def mdq(wQ):  # M D Q through H, and Q^T D M D Q = A^T A / m with A = H^T D Q: no (n, K) pass for it
             A = np.asarray(Ht @ wQ)
-            return np.asarray(H @ A) / m, A.T @ A / m
+            MQ = np.asarray(H @ A)
+            MQ /= m  # in place: the same quotients as (H @ A) / m
+            return MQ, A.T @ A / m
 
         # ||M||_F^2 with copies: sum_uv w_u w_v M_uv^2 = ||H^T D H||_F^2 / m^2
         G = _gram(ensemble)  # H^T D H
@@ -113,10 +115,15 @@ class NMFConsensus(ConsensusClusterer):
         QtQ = Q.T @ wQ  # of the current Q: computed once per update, at its end
         S = np.maximum(QtMQ, 1e-12)
         last, eps = np.inf, 1e-300
+        # two (n, K) work arrays: the update below is Q *= sqrt(MQ @ S / max(Q @ (QtMQ @ S), eps)), operation by
+        # operation (the same values), without five temporaries of the size of Q per iteration
+        num, den = np.empty_like(Q), np.empty_like(Q)
         for it in range(self.max_iter):
             S *= np.sqrt(QtMQ / np.maximum(QtQ @ S @ QtQ, eps))
-            Q *= np.sqrt(MQ @ S / np.maximum(Q @ (QtMQ @ S), eps))  # Q^T D (M D Q S) = (Q^T D M D Q) S
-            wQ = w[:, None] * Q
+            np.matmul(MQ, S, out=num)
+            np.maximum(np.matmul(Q, QtMQ @ S, out=den), eps, out=den)  # Q^T D (M D Q S) = (Q^T D M D Q) S
+            Q *= np.sqrt(np.divide(num, den, out=num), out=num)
+            np.multiply(w[:, None], Q, out=wQ)
             MQ, QtMQ = mdq(wQ)
             QtQ = Q.T @ wQ
             objective = (norm2 - 2 * np.sum(QtMQ * S) + np.sum((QtQ @ S) * (S @ QtQ).T)) / norm2
