@@ -454,6 +454,7 @@ def test_the_c_interface_predicts_what_the_lightgbm_package_predicts():
     stage of every shipped model: the same probabilities bit for bit, whatever the row type and layout."""
     import gzip
     import json
+    import pickle
 
     import lightgbm
 
@@ -470,6 +471,8 @@ def test_the_c_interface_predicts_what_the_lightgbm_package_predicts():
                          rng.integers(0, 5, size=(50, ours.num_feature()))):
                 a, b = ours.predict(rows, num_threads=1), theirs.predict(rows, num_threads=1)
                 assert a.dtype == b.dtype and np.array_equal(a, b), path.name
+            again = pickle.loads(pickle.dumps(ours))  # worker processes receive models pickled
+            assert np.array_equal(again.predict(rows), ours.predict(rows))
 
 
 def test_a_model_text_lightgbm_cannot_read_is_a_clear_error():

@@ -125,6 +125,9 @@ class TextBooster:
         """The model text it was read from."""
         return self._text
 
+    def __reduce__(self):  # pickled as its text (the library handle is this process's)
+        return TextBooster, (self._text,)
+
     def predict(self, rows, num_threads: int = 1) -> np.ndarray:
         """Predicted values (probabilities of a binary model) of the rows of a 2-D array, all trees.
 
