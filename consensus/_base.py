@@ -7,7 +7,7 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
-from segensemble.constraints import Interval, StrOptions, ValidatedParams
+from segensemble.constraints import Interval, StrOptions, ValidatedParams, validate_params
 from segensemble.estimator import ClusterMixin, Estimator
 
 from segensemble.ensemble import Ensemble
@@ -72,14 +72,13 @@ def seed_from(random_state) -> int:
     >>> seed_from(0) == seed_from(0) == seed_from(np.random.RandomState(0))
     True
     """
+    validate_params({"random_state": ["random_state"]}, {"random_state": random_state}, "seed_from")
     if random_state is None:
         state = np.random.mtrand._rand
-    elif isinstance(random_state, (Integral, np.integer)) and not isinstance(random_state, bool):
-        state = np.random.RandomState(int(random_state))
     elif isinstance(random_state, np.random.RandomState):
         state = random_state
     else:
-        raise InputError(f"random_state: expected None, an int or a numpy.random.RandomState, got {random_state!r}")
+        state = np.random.RandomState(int(random_state))
     return int(state.randint(0, 2**31 - 1))
 
 
