@@ -200,37 +200,40 @@ def test_batch_runs_never_change_the_callers_config(tmp_path):
     assert scfg.__dict__ == before and scfg.what == "all"  # edge-map ground truth ran the boundary benchmark
 
 
+def _cli_in_fresh_interpreter(args, modules, *, cwd=None, timeout=120):
+    """Run ``segensemble ARGS`` in a new interpreter: (its exit code, which of ``modules`` it imported, its stderr)."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\nfrom segensemble.cli import main\nwatched = sys.argv[1].split(',')\n"
+            "sys.argv = ['segensemble', *sys.argv[2:]]\ncode = 0\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
+            "print(json.dumps([code, sorted(m for m in watched if m in sys.modules)]), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, ",".join(modules), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=cwd)
+    exit_code, loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    return exit_code, loaded, done.stderr
+
+
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["fuse", "--help"], ["score", "--help"]])
 def test_the_command_line_starts_without_the_numeric_libraries(args):
     """``--version`` and every ``--help`` import no NumPy, SciPy, OpenCV, scikit-image or scikit-learn: they are
     the start-up cost of every call (NumPy alone is about half of it)."""
-    import subprocess
-    import sys
-
-    code = ("import sys\nfrom segensemble.cli import main\nsys.argv = ['segensemble', *sys.argv[1:]]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy = ('numpy', 'scipy', 'cv2', 'skimage', 'sklearn')\n"
-            "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
-    assert done.stderr.strip().splitlines()[-1] == "[]", done.stderr
+    _, loaded, err = _cli_in_fresh_interpreter(args, ("numpy", "scipy", "cv2", "skimage", "sklearn"))
+    assert loaded == [], err
 
 
 def test_the_default_fusion_imports_neither_scikit_learn_nor_the_lightgbm_package(tmp_path):
     """``segensemble fuse IMAGE`` with the default recipe (learned detector, learned merge) reads the model through
     LightGBM's C interface and fits estimators of the plain protocol: no scikit-learn, SciPy statistics or
     optimizers, no ``lightgbm`` package (a second of start-up on every call)."""
-    import subprocess
-    import sys
-
     import numpy as np
     from PIL import Image
 
     Image.fromarray((np.random.default_rng(0).random((24, 24, 3)) * 255).astype(np.uint8)).save(tmp_path / "in.png")
-    code = ("import sys\nfrom segensemble.cli import main\nsys.argv = ['segensemble', *sys.argv[1:]]\n"
-            "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\n"
-            "heavy = ('sklearn', 'scipy.stats', 'scipy.optimize', 'lightgbm')\n"
-            "print(code, sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", code, "fuse", str(tmp_path / "in.png"), "-o", str(tmp_path / "o.png")],
-                          capture_output=True, text=True, timeout=300, cwd=tmp_path)  # the installed package
-    assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr
+    exit_code, loaded, err = _cli_in_fresh_interpreter(
+        ["fuse", str(tmp_path / "in.png"), "-o", str(tmp_path / "o.png")],
+        ("sklearn", "scipy.stats", "scipy.optimize", "lightgbm"), cwd=tmp_path, timeout=300)  # the installed package
+    assert (exit_code, loaded) == (0, []), err
     assert (tmp_path / "o.png").is_file()
