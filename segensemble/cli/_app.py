@@ -57,6 +57,14 @@ class _OneLineErrors(TyperGroup):
             sys.exit(130)
         sys.exit(rv if isinstance(rv, int) else 0)
 
+    def get_help_option(self, ctx):
+        # A flag that is not given reads None, and Typer (0.29) coerces a non-bool value through Pydantic, whose
+        # import is ~0.17 s of `segensemble CMD --help`; the group's own --help is a plain flag: not given is False.
+        option = super().get_help_option(ctx)
+        if option is not None and getattr(option, "default", False) is None:
+            option.default = False
+        return option
+
 
 app = typer.Typer(
     cls=_OneLineErrors,
