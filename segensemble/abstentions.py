@@ -19,7 +19,7 @@ from segensemble.errors import InputError
 from segensemble.segmentation import ABSTAIN, check_abstaining_labels, member_codes
 
 __all__ = ["ABSTAIN", "check_member_labels", "check_someone_labels", "member_codes", "coassociation_with_abstentions",
-           "separation_share", "speaking_members"]
+           "separation_matrix", "separation_share", "speaking_members"]
 
 
 def check_member_labels(labels, name: str = "labels") -> np.ndarray:
@@ -78,11 +78,42 @@ def coassociation_with_abstentions(incidence, labels: np.ndarray, n_clusters, me
     >>> coassociation_with_abstentions(H, L, (2, 1), np.ones(2)).tolist()
     [[1.0, 1.0, 0.5], [1.0, 1.0, 0.0], [0.5, 0.0, 1.0]]
     """
+    together, both = _pair_weights(incidence, labels, n_clusters, member_weights)
+    return np.divide(together, both, out=np.zeros_like(both), where=both > 0)
+
+
+def _pair_weights(incidence, labels, n_clusters, member_weights, *, both: bool = True):
+    """Dense weight of the members that put u and v together (and, with ``both``, of those that label both)."""
     a = np.asarray(member_weights, dtype=np.float64)
     Hd = incidence.toarray() * np.sqrt(np.repeat(a, n_clusters))[None, :]
+    if not both:
+        return Hd @ Hd.T
     Sd = (labels != ABSTAIN) * np.sqrt(a)[None, :]
-    both = Sd @ Sd.T
-    return np.divide(Hd @ Hd.T, both, out=np.zeros_like(both), where=both > 0)
+    return Hd @ Hd.T, Sd @ Sd.T
+
+
+def separation_matrix(incidence, labels: np.ndarray, n_clusters, member_weights) -> np.ndarray:
+    """Dense :func:`separation_share` of every pair of objects: ``1 - X`` over the members that label both.
+
+    0.5 for a pair no member labels on both sides, as in :func:`separation_share`; ``member_weights``
+    normalised to sum 1.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> L = np.array([[0, 0], [1, -1], [-1, 0]])
+    >>> H = sp.csr_matrix(np.array([[1, 0, 1], [0, 1, 0], [0, 0, 1]], dtype=float))
+    >>> separation_matrix(H, L, (2, 1), np.array([0.5, 0.5])).tolist()
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 0.5], [0.0, 0.5, 0.0]]
+    """
+    if labels.min(initial=0) >= 0:
+        together = _pair_weights(incidence, labels, n_clusters, member_weights, both=False)
+        return np.subtract(1.0, together, out=together)
+    together, both = _pair_weights(incidence, labels, n_clusters, member_weights)
+    separated = np.subtract(both, together, out=together)
+    np.divide(separated, both, out=separated, where=both > 0)
+    separated[both <= 0] = 0.5
+    return separated
 
 
 def separation_share(first: np.ndarray, second: np.ndarray, member_weights) -> np.ndarray:

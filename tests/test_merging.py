@@ -88,6 +88,42 @@ def test_without_a_grid_it_is_average_linkage_on_the_coassociation():
     assert adjusted_rand_score(a, b) == 1.0
 
 
+@pytest.mark.parametrize("abstain", [False, True])
+def test_without_a_grid_the_dense_linkage_is_the_all_pairs_merging(abstain):
+    """Label arrays are merged by average linkage on the dense 1 - X (seconds where the region graph of all
+    pairs took minutes); with many members of continuous weights (no tied keys) both give the same hierarchy, also
+    with abstaining members (a pair no member labels on both sides at 0.5)."""
+    from segensemble.abstentions import separation_share
+
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        n, m = 40, 30
+        L = rng.integers(0, 4, (n, m)).astype(float)
+        if abstain:
+            L[rng.random(L.shape) < 0.3] = np.nan
+            L[np.isnan(L).all(axis=1), 0] = 1
+        w = rng.random(m) + 0.2
+        est = consensus.get("merge")(n_clusters=4, member_weights=w).fit(L)
+        ens = Ensemble.from_labels(L)
+        u, v = np.triu_indices(ens.n_objects, 1)
+        strength = separation_share(ens.labels[u], ens.labels[v], w / w.sum())
+        merges, heights = merge_hierarchy(ens.n_objects, np.stack([u, v], 1), ens.weights[u] * ens.weights[v],
+                                          strength, sizes=ens.weights)
+        assert np.array_equal(est.merges_, merges)
+        np.testing.assert_allclose(est.heights_, heights, rtol=0, atol=1e-12)
+
+
+def test_without_a_grid_the_bound_is_memory_not_a_fixed_count():
+    from segensemble.datasets import rpm_ensemble
+
+    L, truth = rpm_ensemble(2500, 8, 4, 0.2, rng=0)  # above the 2 000 objects of the region-graph path
+    assert adjusted_rand_score(truth, consensus.get("merge")(n_clusters=4).fit(L).labels_) > 0.9
+    with pytest.raises(InputError, match="boundary merging without a pixel grid.*GiB.*basic"):
+        consensus.get("merge")().fit(np.random.default_rng(0).integers(0, 1000, (40000, 3)))
+    with pytest.raises(InputError, match="at most 2000 objects"):
+        consensus.get("merge")(min_size=2).fit(L)
+
+
 def test_gradient_needs_an_image():
     a = np.array([[0, 0, 1, 1]] * 2)
     with pytest.raises(InputError, match="gradient"):
