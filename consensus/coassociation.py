@@ -58,10 +58,12 @@ def _block_pair_sums(codes, starts, sizes, d, pair_weights) -> np.ndarray:
     ``pair_weights(a, b, rows)`` over the objects ``rows`` that have a code in both blocks (codes < 0: none), at
     (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in their order."""
     G = np.zeros((d, d))
+    codes = [np.ascontiguousarray(c) for c in codes]  # passes over strided columns are several times slower
+    partial = [c.min(initial=0) < 0 for c in codes]
     for a in range(len(codes)):
         for b in range(a, len(codes)):
             ca, cb, rows = codes[a], codes[b], slice(None)
-            if ca.min() < 0 or cb.min() < 0:  # the objects coded in both blocks
+            if partial[a] or partial[b]:  # the objects coded in both blocks
                 rows = (ca >= 0) & (cb >= 0)
                 ca, cb = ca[rows], cb[rows]
             ka, kb = int(sizes[a]), int(sizes[b])
@@ -167,8 +169,8 @@ def _top_singular_vectors(A, k):
 
 
 def _member_inits(ensemble, k, n_init):
-    return [ensemble.labels[:, j] for j in range(ensemble.n_members)  # members that label every object
-            if ensemble.n_clusters[j] == k and ensemble.labels[:, j].min() >= 0][:n_init]
+    return [lab for lab, kj in zip(np.ascontiguousarray(ensemble.labels.T), ensemble.n_clusters)
+            if kj == k and lab.min() >= 0][:n_init]  # members with k clusters that label every object
 
 
 def _kmeans(est, X, ensemble, k, G=None):

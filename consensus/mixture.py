@@ -80,7 +80,7 @@ class EM(ConsensusClusterer):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
         L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
-        n, m = L.shape
+        (n, m), columns = L.shape, np.ascontiguousarray(L.T)  # each member's labels read whole every iteration
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf
@@ -94,7 +94,7 @@ class EM(ConsensusClusterer):
             logp[:] = np.log(alpha)  # np.tile(np.log(alpha), (n, 1))
             RwT[:] = Rw.T  # one transposed copy: each member's bincounts read its rows whole
             for j in range(m):
-                lj, rjT, tj, at = L[:, j], RwT, tot, slice(None)
+                lj, rjT, tj, at = columns[j], RwT, tot, slice(None)
                 if ks[j] == 0:  # a member that labels nothing
                     continue
                 if lj.min() < 0:  # the objects this member labels

@@ -79,8 +79,8 @@ class Vote(ConsensusClusterer):
         ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
         k = R.shape[1]
         votes = np.zeros((ensemble.n_objects, k), dtype=np.min_scalar_type(ensemble.n_members))  # whole counts
-        for j in range(ensemble.n_members):
-            add_in_columns(votes, align_to_reference(ensemble.labels[:, j], ref, ensemble.weights, k), 1)
+        for lab in np.ascontiguousarray(ensemble.labels.T):
+            add_in_columns(votes, align_to_reference(lab, ref, ensemble.weights, k), 1)
         memberships = votes / np.float64(ensemble.n_members)
         best = votes.max(axis=1, keepdims=True)
         keep_ref = votes[np.arange(ensemble.n_objects), ref] == best[:, 0]
