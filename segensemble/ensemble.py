@@ -74,7 +74,7 @@ class Ensemble:
     def __init__(self, labels, weights=None, *, index=None, memberships=None, features=None, names=None,
                  feature_names=None, image=None):
         lab = check_member_labels(labels, "labels")
-        (n, m), columns = lab.shape, np.ascontiguousarray(lab.T)  # members' labels contiguous (strided: 6x slower)
+        (n, m), columns = lab.shape, lab.T.astype(np.int32, order="C")  # members contiguous (strided: 6x slower)
         w = np.ones(n) if weights is None else check_weights(weights, n)
         mem_in = memberships if memberships is not None else [None] * m
         if len(mem_in) != m:
