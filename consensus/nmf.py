@@ -10,7 +10,7 @@ from segensemble.constraints import Interval
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus.coassociation import _gram, basic_start
+from segensemble.consensus.coassociation import _gram, basic_start, incidence_t_dot
 
 __all__ = ["NMFConsensus"]
 
@@ -96,10 +96,10 @@ class NMFConsensus(ConsensusClusterer):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
         H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
-        Ht = H.T.tocsr()
+        incidence_t = incidence_t_dot(ensemble)
 
         def mdq(wQ):  # M D Q through H, and Q^T D M D Q = A^T A / m with A = H^T D Q: no (n, K) pass for it
-            A = np.asarray(Ht @ wQ)
+            A = incidence_t(wQ)  # np.asarray(H.T.tocsr() @ wQ), the same bits
             MQ = np.asarray(H @ A)
             MQ /= m  # in place: the same quotients as (H @ A) / m
             return MQ, A.T @ A / m

@@ -348,3 +348,21 @@ def test_member_contingency_is_the_incidence_product_bit_for_bit():
         expected = (ens.incidence.T @ sp.csr_matrix((ens.weights, (np.arange(n), z)), shape=(n, k))).toarray()
         got = member_contingency(ens, z, k)
         assert np.array_equal(got, expected) and got.flags.f_contiguous == expected.flags.f_contiguous
+
+
+def test_incidence_t_dot_is_the_sparse_product_bit_for_bit():
+    """NMF's H^T D Q from one bincount per member and column: the same bits as the sparse product (so NMF's
+    iterations, memberships and labels are unchanged), abstaining members, C and Fortran ordered V."""
+    from segensemble.consensus.coassociation import incidence_t_dot
+
+    rng = np.random.default_rng(9)
+    for case in range(150):
+        n, m = int(rng.integers(1, 200)), int(rng.integers(1, 7))
+        L = rng.integers(0, int(rng.integers(1, 9)), size=(n, m))
+        if case % 2:
+            L[rng.random((n, m)) < 0.3] = -1
+            L[(L < 0).all(axis=1), 0] = 0
+        ens = Ensemble.from_labels(L)
+        V = rng.standard_normal((ens.n_objects, int(rng.integers(1, 9)))) * 10.0 ** rng.uniform(-6, 6)
+        V = np.asfortranarray(V) if case % 3 == 0 else V
+        assert np.array_equal(incidence_t_dot(ens)(V), np.asarray(ens.incidence.T.tocsr() @ V))
