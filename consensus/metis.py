@@ -59,13 +59,21 @@ def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int =
     if A.nnz == 0:  # METIS needs edges; fall back to contiguous chunks of equal weight
         return np.minimum((np.arange(n) * n_parts) // n, n_parts - 1)
     A.sort_indices()
-    ew = np.maximum(1, np.round(1000 * A.data / A.data.max())).astype(np.int64)
+    return _part_graph(A.indptr, A.indices, _integer_weights(A.data), n_parts, vertex_weights, seed)
+
+
+def _integer_weights(weights) -> np.ndarray:
+    """METIS's integer edge weights: every positive weight ``w`` becomes ``max(1, round(1000 w / max w))``."""
+    return np.maximum(1, np.round(1000 * weights / weights.max())).astype(np.int64)
+
+
+def _part_graph(indptr, indices, edge_weights, n_parts, vertex_weights, seed) -> np.ndarray:
     vw = None
     if vertex_weights is not None:
         vw = np.maximum(0, np.round(np.asarray(vertex_weights, dtype=np.float64))).astype(np.int64)
     with _quiet_c_stdout():  # METIS prints "***Cannot bisect a graph with 0 vertices!" for parts it leaves empty
         result = pymetis.part_graph(  # arrays, not lists: no Python int per edge (2 GB at 10^7 edges)
-            n_parts, pymetis.CSRAdjacency(A.indptr.astype(np.int64), A.indices.astype(np.int64)), eweights=ew,
+            n_parts, pymetis.CSRAdjacency(indptr.astype(np.int64), indices.astype(np.int64)), eweights=edge_weights,
             vweights=vw, options=pymetis.Options(seed=int(seed)),
         )
     return np.asarray(result.vertex_part, dtype=np.int64)
@@ -215,14 +223,32 @@ class HGPA(_MetisConsensus):
     """
 
     def _fit(self, ensemble):
-        H = ensemble.incidence.multiply(ensemble.weights[:, None]).tocsr()
-        n, d = H.shape
-        A = sp.bmat([[None, H], [H.T, None]], format="csr")
+        n, d = ensemble.incidence.shape
+        k = self._k(ensemble)
+        if k <= 1:
+            return np.zeros(n, dtype=np.int64)
         # hyperedge vertices carry the average object weight per hyperedge: with zero weight, METIS's
         # balancing degenerates on large inputs (ARI 0.07 instead of 0.996 at n = 3e4, m = 10, K = 10)
         vw = np.concatenate([ensemble.weights, np.full(d, ensemble.weights.sum() / d)])
-        parts = metis_partition(A, self._k(ensemble), vertex_weights=vw, seed=self._seed())
-        return parts[:n]
+        indptr, indices, edge_weights = _star_graph(ensemble.incidence, ensemble.weights)
+        if len(indices) == 0:
+            return metis_partition(sp.csr_matrix((n + d, n + d)), k, seed=self._seed())[:n]
+        return _part_graph(indptr, indices, edge_weights, k, vw, self._seed())[:n]
+
+
+def _star_graph(H, w):
+    """The star expansion of the hypergraph of H as METIS reads it: objects 0..n-1 linked to hyperedges n..n+d-1,
+    an edge weighing its object's weight (scaled as :func:`metis_partition` scales). The CSR arrays that
+    ``metis_partition(sp.bmat([[None, W H], [(W H)^T, None]]))`` passes, built in integers without the float
+    matrix and its copies (about 400 MB less at 10^6 objects)."""
+    H = H.tocsr()
+    n, d = H.shape
+    Ht = H.T.tocsr()  # each hyperedge's objects in increasing order
+    object_weight = _integer_weights(np.asarray(w, dtype=np.float64))
+    indptr = np.concatenate([H.indptr, H.indptr[-1] + Ht.indptr[1:]]).astype(np.int64)
+    indices = np.concatenate([H.indices.astype(np.int64) + n, Ht.indices.astype(np.int64)])
+    edge_weights = np.concatenate([np.repeat(object_weight, np.diff(H.indptr)), object_weight[Ht.indices]])
+    return indptr, indices, edge_weights
 
 
 @REGISTRY.register("mcla")
