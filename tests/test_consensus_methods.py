@@ -366,3 +366,27 @@ def test_incidence_t_dot_is_the_sparse_product_bit_for_bit():
         V = rng.standard_normal((ens.n_objects, int(rng.integers(1, 9)))) * 10.0 ** rng.uniform(-6, 6)
         V = np.asfortranarray(V) if case % 3 == 0 else V
         assert np.array_equal(incidence_t_dot(ens)(V), np.asarray(ens.incidence.T.tocsr() @ V))
+
+
+def test_hgpa_star_graph_is_the_block_matrix_metis_read_before():
+    """HGPA's integer star expansion: the CSR structure and integer weights that metis_partition derives from
+    bmat([[None, W H], [(W H)^T, None]]) (so METIS, and the labels, are unchanged), abstaining members too."""
+    import scipy.sparse as sp
+
+    from segensemble.consensus.metis import _integer_weights, _star_graph
+
+    rng = np.random.default_rng(11)
+    for case in range(60):
+        n, m = int(rng.integers(1, 300)), int(rng.integers(1, 6))
+        L = rng.integers(0, int(rng.integers(1, 7)), size=(n, m))
+        if case % 2:
+            L[rng.random((n, m)) < 0.3] = -1
+            L[(L < 0).all(axis=1), 0] = 0
+        w = rng.random(n) * 4 + 0.01 if case % 3 else rng.integers(1, 5, n).astype(float)
+        ens = Ensemble.from_labels(L, w)
+        H = ens.incidence.multiply(ens.weights[:, None]).tocsr()
+        A = sp.csr_matrix(sp.bmat([[None, H], [H.T, None]], format="csr"), dtype=np.float64)
+        A.sort_indices()
+        indptr, indices, ew = _star_graph(ens.incidence, ens.weights)
+        assert np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices)
+        assert np.array_equal(ew, _integer_weights(A.data))
