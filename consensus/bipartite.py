@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.consensus._base import Capabilities, ConsensusClusterer
+from segensemble.consensus._incidence import scaled
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
@@ -51,7 +52,7 @@ class HBGF(ConsensusClusterer):
         H, w, m = ensemble.incidence, ensemble.weights, speaking_members(ensemble.n_clusters)
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)
         # pixel-level normalised biadjacency: rows 1/sqrt(m), columns 1/sqrt(d2); atoms scaled by sqrt(w)
-        An = H.multiply(np.sqrt(w)[:, None]).multiply(1.0 / np.sqrt(m * d2)[None, :]).tocsr()
+        An = scaled(H, rows=np.sqrt(w), columns=1.0 / np.sqrt(m * d2))
         _, U, V = _top_singular_vectors(An, k)
         d = An.shape[1]
         del An  # the (n, K) arrays below are scaled in place: at 10^6 objects each copy is 80 MB

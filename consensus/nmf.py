@@ -10,7 +10,8 @@ from segensemble.constraints import Interval
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus.coassociation import _gram, basic_start, incidence_t_dot
+from segensemble.consensus._incidence import incidence_t_dot
+from segensemble.consensus.coassociation import _gram, basic_start
 
 __all__ = ["NMFConsensus"]
 

@@ -34,6 +34,7 @@ import scipy.sparse as sp
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
+from segensemble.consensus._incidence import scaled
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import _top_singular_vectors, eigengap_n_clusters
@@ -55,7 +56,7 @@ AUTO_SCS_DENSE_OBJECTS = 150
 def _problem_data(ensemble):
     """B (n x sum k_j, sparse) with C = B B^T = D^{1/2} S_a D^{1/2}, and s = sqrt(w)."""
     s = np.sqrt(ensemble.weights)
-    B = sp.csr_matrix(ensemble.incidence.multiply(s[:, None]))
+    B = scaled(ensemble.incidence, rows=s)
     return B, s
 
 

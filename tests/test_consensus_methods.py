@@ -353,7 +353,7 @@ def test_member_contingency_is_the_incidence_product_bit_for_bit():
 def test_incidence_t_dot_is_the_sparse_product_bit_for_bit():
     """NMF's H^T D Q from one bincount per member and column: the same bits as the sparse product (so NMF's
     iterations, memberships and labels are unchanged), abstaining members, C and Fortran ordered V."""
-    from segensemble.consensus.coassociation import incidence_t_dot
+    from segensemble.consensus._incidence import incidence_t_dot
 
     rng = np.random.default_rng(9)
     for case in range(150):
@@ -390,3 +390,23 @@ def test_hgpa_star_graph_is_the_block_matrix_metis_read_before():
         indptr, indices, ew = _star_graph(ens.incidence, ens.weights)
         assert np.array_equal(indptr, A.indptr) and np.array_equal(indices, A.indices)
         assert np.array_equal(ew, _integer_weights(A.data))
+
+
+def test_scaled_incidence_is_scipys_broadcast_product_bit_for_bit():
+    """Spectral, HBGF and SDP scale H's rows (and columns) in one pass: the arrays SciPy's broadcasting multiply
+    gives, entry for entry (so their embeddings and labels are unchanged), abstaining members too."""
+    from segensemble.consensus._incidence import scaled
+
+    rng = np.random.default_rng(12)
+    for case in range(100):
+        n, m = int(rng.integers(1, 200)), int(rng.integers(1, 6))
+        L = rng.integers(0, int(rng.integers(1, 7)), size=(n, m))
+        if case % 2:
+            L[rng.random((n, m)) < 0.3] = -1
+            L[(L < 0).all(axis=1), 0] = 0
+        H = Ensemble.from_labels(L).incidence
+        r, c = rng.random(H.shape[0]) * 10.0 ** rng.uniform(-3, 3) + 1e-9, rng.random(H.shape[1]) + 0.1
+        for got, expected in ((scaled(H, rows=r), H.multiply(r[:, None]).tocsr()),
+                              (scaled(H, rows=r, columns=c), H.multiply(r[:, None]).multiply(c[None, :]).tocsr())):
+            for a, b in ((got.indptr, expected.indptr), (got.indices, expected.indices), (got.data, expected.data)):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
