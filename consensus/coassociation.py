@@ -150,8 +150,9 @@ def _gram_of_rows(A) -> np.ndarray:
     lo, hi = cols.min(axis=0), cols.max(axis=0) + 1
     if np.any(lo[1:] < hi[:-1]):  # the positions' columns overlap: not one block per position
         return (A.T @ A).toarray()
+    vals = np.ascontiguousarray(vals.T)  # each position's values contiguous: 55 products at m = 10
     return _block_pair_sums([cols[:, a] - lo[a] for a in range(r)], lo, hi - lo, d,
-                            lambda a, b, rows: vals[:, a] * vals[:, b])
+                            lambda a, b, rows: vals[a] * vals[b])
 
 
 def _top_singular_vectors(A, k):
