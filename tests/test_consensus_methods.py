@@ -350,18 +350,24 @@ def test_member_contingency_is_the_incidence_product_bit_for_bit():
         assert np.array_equal(got, expected) and got.flags.f_contiguous == expected.flags.f_contiguous
 
 
+def _random_label_arrays(rng, cases: int, max_objects: int, max_members: int):
+    """(case, labels) of random small ensembles, every second one with a third of its entries abstaining (-1)."""
+    for case in range(cases):
+        n, m = int(rng.integers(1, max_objects)), int(rng.integers(1, max_members))
+        L = rng.integers(0, int(rng.integers(1, 8)), size=(n, m))
+        if case % 2:
+            L[rng.random((n, m)) < 0.3] = -1
+            L[(L < 0).all(axis=1), 0] = 0
+        yield case, L
+
+
 def test_incidence_t_dot_is_the_sparse_product_bit_for_bit():
     """NMF's H^T D Q from one bincount per member and column: the same bits as the sparse product (so NMF's
     iterations, memberships and labels are unchanged), abstaining members, C and Fortran ordered V."""
     from segensemble.consensus._incidence import incidence_t_dot
 
     rng = np.random.default_rng(9)
-    for case in range(150):
-        n, m = int(rng.integers(1, 200)), int(rng.integers(1, 7))
-        L = rng.integers(0, int(rng.integers(1, 9)), size=(n, m))
-        if case % 2:
-            L[rng.random((n, m)) < 0.3] = -1
-            L[(L < 0).all(axis=1), 0] = 0
+    for case, L in _random_label_arrays(rng, 150, 200, 7):
         ens = Ensemble.from_labels(L)
         V = rng.standard_normal((ens.n_objects, int(rng.integers(1, 9)))) * 10.0 ** rng.uniform(-6, 6)
         V = np.asfortranarray(V) if case % 3 == 0 else V
@@ -376,12 +382,8 @@ def test_hgpa_star_graph_is_the_block_matrix_metis_read_before():
     from segensemble.consensus.metis import _integer_weights, _star_graph
 
     rng = np.random.default_rng(11)
-    for case in range(60):
-        n, m = int(rng.integers(1, 300)), int(rng.integers(1, 6))
-        L = rng.integers(0, int(rng.integers(1, 7)), size=(n, m))
-        if case % 2:
-            L[rng.random((n, m)) < 0.3] = -1
-            L[(L < 0).all(axis=1), 0] = 0
+    for case, L in _random_label_arrays(rng, 60, 300, 6):
+        n = len(L)
         w = rng.random(n) * 4 + 0.01 if case % 3 else rng.integers(1, 5, n).astype(float)
         ens = Ensemble.from_labels(L, w)
         H = ens.incidence.multiply(ens.weights[:, None]).tocsr()
@@ -398,12 +400,7 @@ def test_scaled_incidence_is_scipys_broadcast_product_bit_for_bit():
     from segensemble.consensus._incidence import scaled
 
     rng = np.random.default_rng(12)
-    for case in range(100):
-        n, m = int(rng.integers(1, 200)), int(rng.integers(1, 6))
-        L = rng.integers(0, int(rng.integers(1, 7)), size=(n, m))
-        if case % 2:
-            L[rng.random((n, m)) < 0.3] = -1
-            L[(L < 0).all(axis=1), 0] = 0
+    for _, L in _random_label_arrays(rng, 100, 200, 6):
         H = Ensemble.from_labels(L).incidence
         r, c = rng.random(H.shape[0]) * 10.0 ** rng.uniform(-3, 3) + 1e-9, rng.random(H.shape[1]) + 0.1
         for got, expected in ((scaled(H, rows=r), H.multiply(r[:, None]).tocsr()),
