@@ -101,7 +101,7 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     >>> red.weights.tolist(), inv.tolist()
     ([2.0, 1.0], [0, 0, 1])
     """
-    key = signature_codes(list(np.ascontiguousarray(ensemble.labels.T) + 1))  # abstaining (-1) too
+    key = signature_codes(list(ensemble.member_labels + 1))  # abstaining (-1) too
     inverse, _ = canonical_codes(key)
     n = int(inverse.max()) + 1
     first = np.full(n, len(inverse), dtype=np.int64)

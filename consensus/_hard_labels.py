@@ -49,7 +49,7 @@ def hard_aligned_columns(ensemble, reference):
     the reference are hard (:func:`hard_and_whole`): the aligned membership is one-hot in that column. The
     overlaps are counted from the labels (integers: the same numbers as ``A^T W R``)."""
     overlaps, off = member_contingency(ensemble, np.argmax(reference, axis=1), reference.shape[1]), ensemble.offsets
-    for j, lab in enumerate(np.ascontiguousarray(ensemble.labels.T)):
+    for j, lab in enumerate(ensemble.member_labels):
         yield matched_columns(overlaps[off[j]:off[j + 1]])[lab]
 
 

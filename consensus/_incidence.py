@@ -30,7 +30,7 @@ def incidence_t_dot(ensemble):
     >>> dot(np.array([[1.0], [2.0], [4.0]])).tolist()
     [[5.0], [2.0], [5.0]]
     """
-    columns = np.ascontiguousarray(ensemble.labels.T).astype(np.intp)  # bincount's index type: no cast per call
+    columns = ensemble.member_labels.astype(np.intp)  # bincount's index type: no cast per call
     if ensemble.abstains:  # unlabelled objects counted in one bin past the member's last, then dropped
         columns = np.where(columns < 0, np.asarray(ensemble.n_clusters, dtype=np.intp)[:, None], columns)
 

@@ -146,7 +146,7 @@ def member_contingency(ensemble, labels, k: int) -> np.ndarray:
     w, labels = ensemble.weights, np.asarray(labels, dtype=np.int64)
     code = np.empty(len(labels), dtype=np.int64)
     tables = []
-    for lab, kj in zip(np.ascontiguousarray(ensemble.labels.T), ensemble.n_clusters):
+    for lab, kj in zip(ensemble.member_labels, ensemble.n_clusters):
         if k > 1:
             np.add(np.multiply(lab, k, out=code), labels, out=code)  # member cluster * k + label
         said = lab >= 0 if ensemble.abstains else slice(None)

@@ -59,7 +59,6 @@ def _block_pair_sums(codes, starts, sizes, d, pair_weights) -> np.ndarray:
     ``pair_weights(a, b, rows)`` over the objects ``rows`` that have a code in both blocks (codes < 0: none), at
     (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in their order."""
     G = np.zeros((d, d))
-    codes = [np.ascontiguousarray(c) for c in codes]  # passes over strided columns are several times slower
     partial = [c.min(initial=0) < 0 for c in codes]
     for a in range(len(codes)):
         for b in range(a, len(codes)):
@@ -87,8 +86,8 @@ def _gram(ensemble) -> np.ndarray:
     check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
     if not _whole_weights(w):
         return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
-    L, off = ensemble.labels, ensemble.offsets
-    return _block_pair_sums([L[:, j] for j in range(ensemble.n_members)], off[:-1], np.diff(off), H.shape[1],
+    off = ensemble.offsets
+    return _block_pair_sums(list(ensemble.member_labels), off[:-1], np.diff(off), H.shape[1],
                             lambda a, b, rows: w[rows])
 
 
@@ -171,7 +170,7 @@ def _top_singular_vectors(A, k):
 
 
 def _member_inits(ensemble, k, n_init):
-    return [lab for lab, kj in zip(np.ascontiguousarray(ensemble.labels.T), ensemble.n_clusters)
+    return [lab for lab, kj in zip(ensemble.member_labels, ensemble.n_clusters)
             if kj == k and lab.min() >= 0][:n_init]  # members with k clusters that label every object
 
 

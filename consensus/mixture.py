@@ -80,7 +80,7 @@ class EM(ConsensusClusterer):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
         L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
-        (n, m), columns = L.shape, np.ascontiguousarray(L.T)  # each member's labels read whole every iteration
+        (n, m), columns = L.shape, ensemble.member_labels  # each member's labels read whole every iteration
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf

@@ -79,7 +79,7 @@ class Vote(ConsensusClusterer):
         ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
         k = R.shape[1]
         votes = np.zeros((ensemble.n_objects, k), dtype=np.min_scalar_type(ensemble.n_members))  # whole counts
-        for lab in np.ascontiguousarray(ensemble.labels.T):
+        for lab in ensemble.member_labels:
             add_in_columns(votes, align_to_reference(lab, ref, ensemble.weights, k), 1)
         memberships = votes / np.float64(ensemble.n_members)
         best = votes.max(axis=1, keepdims=True)

@@ -9,10 +9,9 @@ import scipy.sparse as sp
 
 from segensemble.abstentions import (ABSTAIN, check_member_labels, check_someone_labels, coassociation_with_abstentions,
                                      member_codes)
-from segensemble.segmentation import signature_codes
 from segensemble.validation import check_image, check_label_map, check_member_weights, check_weights, describe_value
 from segensemble.errors import InputError
-from segensemble.segmentation import Segmentation, canonical_codes
+from segensemble.segmentation import Segmentation, canonical_codes, signature_codes
 from segensemble.features import group_means as _aggregate_mean, pixel_feature_names, pixel_features
 
 __all__ = ["Ensemble", "DENSE_OBJECT_LIMIT"]
@@ -85,10 +84,8 @@ class Ensemble:
             if mj is not None:
                 mj = np.asarray(mj, dtype=np.float64)
                 if mj.ndim != 2 or mj.shape[0] != n or columns[j].max() >= mj.shape[1]:
-                    raise InputError(
-                        f"memberships[{j}]: expected ({n}, k) with k above every label of member {j}, "
-                        f"got {describe_value(mem_in[j])}"
-                    )
+                    raise InputError(f"memberships[{j}]: expected ({n}, k) with k above every label of member {j}, "
+                                     f"got {describe_value(mem_in[j])}")
             if mj is not None and (columns[j] == ABSTAIN).any():
                 raise InputError(f"memberships[{j}]: member {j} abstains on some objects (-1); give its soft "
                                  "memberships for every object, or no memberships")
@@ -98,9 +95,7 @@ class Ensemble:
         self.labels = np.stack(cols, axis=1).astype(np.int32, copy=False)
         self.weights = w
         self.memberships = None if all(x is None for x in mems) else mems
-        self.n_clusters = tuple(
-            int(c.max()) + 1 if mm is None else mm.shape[1] for c, mm in zip(cols, mems)
-        )
+        self.n_clusters = tuple(int(c.max()) + 1 if mm is None else mm.shape[1] for c, mm in zip(cols, mems))
         if index is not None:
             index = np.asarray(index)
             if index.ndim != 2 or not np.issubdtype(index.dtype, np.integer):
@@ -309,6 +304,11 @@ class Ensemble:
             speaks = self.labels != ABSTAIN
             cols, starts = cols[speaks.ravel()], np.concatenate([[0], np.cumsum(np.count_nonzero(speaks, axis=1))])
         return sp.csr_matrix((np.ones(len(cols)), cols, starts), shape=(n, int(self.offsets[-1])))
+
+    @cached_property
+    def member_labels(self) -> np.ndarray:
+        """(n_members, n_objects): each member's labels as one contiguous row (strided columns are ~6x slower)."""
+        return np.ascontiguousarray(self.labels.T)
 
     @cached_property
     def abstains(self) -> bool:
