@@ -230,10 +230,8 @@ class HGPA(_MetisConsensus):
         # hyperedge vertices carry the average object weight per hyperedge: with zero weight, METIS's
         # balancing degenerates on large inputs (ARI 0.07 instead of 0.996 at n = 3e4, m = 10, K = 10)
         vw = np.concatenate([ensemble.weights, np.full(d, ensemble.weights.sum() / d)])
-        indptr, indices, edge_weights = _star_graph(ensemble.incidence, ensemble.weights)
-        if len(indices) == 0:
-            return metis_partition(sp.csr_matrix((n + d, n + d)), k, seed=self._seed())[:n]
-        return _part_graph(indptr, indices, edge_weights, k, vw, self._seed())[:n]
+        # every object has a label in some member (Ensemble refuses one that has none): the star has edges
+        return _part_graph(*_star_graph(ensemble.incidence, ensemble.weights), k, vw, self._seed())[:n]
 
 
 def _star_graph(H, w):
