@@ -134,6 +134,19 @@ def test_correlation_cost_matches_pair_sum():
     assert correlation_cost(ens, z) == pytest.approx(brute)
 
 
+def test_boem_refuses_a_quadratic_run_up_front_and_a_smaller_max_moves_lets_it_run(monkeypatch):
+    from segensemble.consensus import correlation
+
+    L, _ = rpm_ensemble(400, 6, 4, 0.3, rng=1)
+    ens = Ensemble.from_labels(L)
+    n = len(np.unique(L, axis=0))  # BOEM runs on the distinct rows: n x 4 clusters x min(100000, n) moves
+    monkeypatch.setattr(correlation, "BOEM_WORK_LIMIT", 4 * n * n - 1)
+    with pytest.raises(InputError, match=rf"BOEM: {n} distinct objects x 4 clusters x up to {n} moves .*ccpivot"):
+        consensus.get("boem")(n_clusters=4).fit(ens)
+    est = consensus.get("boem")(n_clusters=4, max_moves=n - 1).fit(ens)  # 4 n (n - 1): inside the limit
+    assert est.n_moves_ <= n - 1
+
+
 @pytest.mark.parametrize("k", ["auto", 3])
 def test_boem_ends_in_a_local_minimum_below_its_start(k):
     from segensemble.consensus.correlation import correlation_cost
