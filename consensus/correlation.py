@@ -26,9 +26,9 @@ __all__ = ["CCPivot", "BOEM", "correlation_cost", "coassociation_degrees", "memb
 
 #: Largest work BOEM takes on, in gain entries recomputed (distinct objects x clusters x min(max_moves, objects)).
 #: Each move recomputes every object's gains, and a descent makes about one move per four objects (2 502 at 10^4,
-#: 7 427 at 3·10^4), so the time grows as n^2: 10^5 objects, K = 10 (10^11) took 138 s on one core here; 10^6
-#: objects would take about three quarters of an hour.
-BOEM_WORK_LIMIT = 1.2e11
+#: 7 427 at 3·10^4), so the time grows as n^2: 10^5 objects, K = 10 (72 733 distinct: 5.3·10^10) took 138 s on
+#: one core here; 10^6 objects (534 869 distinct, 100 000 moves) would take over an hour.
+BOEM_WORK_LIMIT = 6e10
 
 
 def member_cluster_weights(ensemble) -> np.ndarray:
