@@ -18,7 +18,7 @@ import scipy.sparse as sp
 __all__ = ["weighted_kmeans"]
 
 
-#: Rows per block when the metric's row norms are computed (a block of X G: _BLOCK x D floats).
+#: Rows per block when the metric's row norms or squared distances are computed (a block: _BLOCK x D floats).
 _BLOCK = 16384
 
 
@@ -32,9 +32,11 @@ class _Space:
         self.X = X
         self.sparse = sp.issparse(X)
         self.G = G
-        #: Row-sliced CSR products equal the rows of the full product bit for bit (each row is summed alone), so
-        #: Lloyd may skip the objects its bounds settle; dense products go through BLAS, whose blocking may not.
-        self.pruned = self.sparse and X.format == "csr"
+        #: Lloyd may skip the objects its bounds settle when their distances, computed alone, are those of the
+        #: whole computation bit for bit: row-sliced CSR products are (each row is summed alone); BLAS products of
+        #: a subset of dense rows are not (its kernels block the rows), so dense rows take the rows of the whole
+        #: product and save the rest of the work (see distances_of).
+        self.pruned = not self.sparse or X.format == "csr"
         #: The sum of the entries' magnitudes when every entry is an integer, else None (see exact_sums).
         self.integer_total = None
         self._weighted = None  # (weights, transposed weighted rows) of dense rows, for sums
@@ -69,7 +71,7 @@ class _Space:
         # dense rows: one bincount per coordinate of the weighted rows, kept transposed for the space's weights
         # (the products w_i x_id added in object order, as the sparse one-hot product adds them)
         if self._weighted is None or self._weighted[0] is not w:
-            self._weighted = (w, np.ascontiguousarray((w[:, None] * self.X).T))
+            self._weighted = (w, np.multiply(self.X.T, w, out=np.empty(self.X.shape[::-1])))  # C order
         return np.stack([np.bincount(labels, weights=row, minlength=k) for row in self._weighted[1]], axis=1)
 
     def exact_sums(self, w) -> bool:
@@ -95,6 +97,8 @@ class _Space:
 
     def distances_of(self, M, rows):
         """:meth:`distances` of the objects ``rows`` only: the same expression on the same rows, bit for bit."""
+        if not self.sparse:  # the whole BLAS product, then its rows (a product of the rows alone may round apart)
+            return _squared_distances(self.centre_norms(M), self.cross(M)[rows], self.row_norms[rows])
         XG = self.X[rows] @ (self.G @ M.T) if self.G is not None else self.X[rows] @ M.T
         return _squared_distances(self.centre_norms(M), np.asarray(XG), self.row_norms[rows])
 
@@ -113,9 +117,11 @@ def _squared_distances(centre_norms, cross, row_norms):
     owns): the same operations in the same order, without two (n, K) temporaries per Lloyd iteration."""
     if cross.dtype != np.float64 or not cross.flags.writeable:
         return centre_norms[None, :] - 2 * cross + row_norms[:, None]
-    cross *= 2
-    np.subtract(centre_norms[None, :], cross, out=cross)
-    cross += row_norms[:, None]
+    for start in range(0, len(cross), _BLOCK):  # the three steps block by block, while the block is in cache
+        block = cross[start:start + _BLOCK]
+        block *= 2
+        np.subtract(centre_norms[None, :], block, out=block)
+        block += row_norms[start:start + _BLOCK, None]
     return cross
 
 
