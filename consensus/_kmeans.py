@@ -48,7 +48,7 @@ class _Space:
             self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, X.shape[0], _BLOCK)]
                                             or [np.zeros(0)])
         else:
-            self.row_norms = (X**2).sum(axis=1)
+            self.row_norms = (X**2).sum(axis=1) if G is None else np.einsum("ij,ij->i", X @ G, X)  # in the metric
 
     def cross(self, M):
         """(n, K) products <x_i, M_k> in the metric."""

@@ -41,6 +41,37 @@ def test_pruned_lloyd_equals_plain_lloyd(seed, metric):
     assert in_a == in_b
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("metric", ["euclidean", "psd"])
+def test_pruned_lloyd_equals_plain_lloyd_on_dense_rows(seed, metric):
+    """Dense rows (spectral and HBGF embeddings) are pruned from the rows of the whole BLAS product, so their
+    labels and inertia are plain Lloyd's bit for bit; more rows than one block of the squared distances."""
+    gen = np.random.default_rng(seed)
+    n, d, k = km._BLOCK + 3000, 6, 5
+    truth = gen.integers(0, k, size=n)
+    X = gen.standard_normal((k, d))[truth] * 3 + gen.standard_normal((n, d))
+    w = gen.integers(1, 20, size=n).astype(np.float64) if seed % 2 else gen.random(n) + 0.1
+    B = gen.standard_normal((d, d))
+    G = B @ B.T if metric == "psd" else None
+    for start, max_iter in ((gen.integers(0, k, size=n), 100), (gen.integers(0, k, size=n), 3),
+                            (np.r_[np.arange(k + 1), np.zeros(n - k - 1, dtype=np.int64)], 100)):
+        kk = int(start.max()) + 1  # the last start leaves clusters nearly empty: re-seeded in full
+        (lab_a, in_a), (lab_b, in_b) = _both(X, w, start, kk, G, max_iter=max_iter)
+        assert np.array_equal(lab_a, lab_b) and in_a == in_b
+
+
+def test_distances_of_some_dense_rows_are_those_rows_of_all_distances_bit_for_bit():
+    """What pruning relies on: a BLAS product of some rows alone rounds apart from the whole product (here in the
+    last bit for subsets of a few to thousands of rows), so dense rows take the rows of the whole product."""
+    gen = np.random.default_rng(0)
+    X = gen.standard_normal((50000, 10)) * gen.random((50000, 1)) * 3
+    space = km._Space(X)
+    for _ in range(60):
+        M = gen.standard_normal((int(gen.integers(2, 12)), 10))
+        rows = np.sort(gen.choice(len(X), int(gen.choice([1, 3, 5, 17, 257, 4097, 20001])), replace=False))
+        assert np.array_equal(space.distances_of(M, rows), space.distances(M)[rows])
+
+
 def test_pruned_lloyd_equals_plain_lloyd_when_a_cluster_empties_and_when_iterations_run_out():
     gen = np.random.default_rng(7)
     X = _one_hot_members(500, 3, 4, gen)
@@ -85,6 +116,9 @@ def test_squared_distances_in_place_equal_the_expression():
     frozen = cross.copy()
     frozen.flags.writeable = False
     assert np.array_equal(_squared_distances(cn, frozen, rn), expected)
+    rn = rng.random(2 * km._BLOCK + 5) * 10  # several row blocks, the last one short
+    cross = rng.random((len(rn), 7)) * 5
+    assert np.array_equal(_squared_distances(cn, cross.copy(), rn), cn[None, :] - 2 * cross + rn[:, None])
 
 
 @pytest.mark.parametrize("seed", range(4))
