@@ -84,7 +84,9 @@ def main():
                          "first touch of every large array.")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    drawn = {}
+    drawn = {}  # --in-process: each size's label array and truth, drawn once
+    if args.in_process:
+        from segensemble.datasets import rpm_ensemble
     print(f"m = {args.members} members, K = 10, best of {args.repeats}")
     print(f"{'method':<18}" + "".join(f"{'n=%d s' % n:>13}{'peak MB':>9}" for n in sizes)
           + f"{'ratio':>8}{'ARI':>6}{'labels':>10}")
@@ -93,8 +95,6 @@ def main():
             row, secs, first = [], [], None
             for n in sizes:
                 if args.in_process:
-                    from segensemble.datasets import rpm_ensemble
-
                     if n not in drawn:
                         drawn[n] = rpm_ensemble(n, args.members, 10, 0.3, rng=0)
                     r = measure(name, *drawn[n], args.repeats, refine)

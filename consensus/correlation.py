@@ -271,9 +271,10 @@ class BOEM(ConsensusClusterer):
         cap = k if fixed_k else k + self.max_moves + 1
         kk = k + (0 if fixed_k else 1)
         check_dense(n, kk, "gains of moving every object to every cluster (BOEM)", copies=2)
-        work = float(n) * kk * min(self.max_moves, n)
+        moves_bound = min(self.max_moves, n)
+        work = float(n) * kk * moves_bound
         if work > BOEM_WORK_LIMIT:
-            raise InputError(f"BOEM: {n:,} distinct objects x {kk} clusters x up to {min(self.max_moves, n):,} moves "
+            raise InputError(f"BOEM: {n:,} distinct objects x {kk} clusters x up to {moves_bound:,} moves "
                              f"is up to {work:.1e} gain updates, above the limit of {BOEM_WORK_LIMIT:.1e} (10^5 "
                              f"objects took over 2 minutes on one core; every move re-scores every object, so the "
                              f"time grows as n^2); use ccpivot (the same correlation-clustering cost, linear in n) or "
