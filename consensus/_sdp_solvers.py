@@ -99,11 +99,17 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
     Minimises ``-tr(C U U^T) + y^T r + beta/2 ||r||^2`` with ``r = U U^T s - s``
     over ``{U >= 0, ||U||_F^2 = k}`` by projected gradient steps: each
     tries the Barzilai-Borwein length of the last step (Birgin, Martinez &
-    Raydan 2000) and halves it along the projection arc until the value is
+    Raydan 2000) and shortens it along the projection arc until the value is
     at most ``f + <G, d> + ||d||^2 / (2 a)``, as for a function whose
     gradient is 1/a-Lipschitz (a non-monotone acceptance instead took 2-3x
     fewer steps but could collapse to a degenerate corner with ``beta`` = 10
-    or 100), updating the multipliers ``y += beta r`` every ``inner``
+    or 100). A rejected trial shows the curvature along its step, ``2 e /
+    ||d||^2`` with ``e`` the value's excess over the linear model; the next
+    trial takes at most half the length and at most 1.5 times the length
+    that curvature allows (the penalty is quartic, so a long step's secant
+    overstates the curvature of a shorter one): about 1.8 trials per step
+    instead of 2.6 when halving alone, the same acceptance test. The
+    multipliers are updated, ``y += beta r``, every ``inner``
     steps, on the problem scaled so that ``||s|| = 1``. Stops when the
     relative constraint residual and the relative step both fall below
     ``tol``. Cost per step O(nnz(B) r).
@@ -148,6 +154,8 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
     gen = np.random.default_rng(rng)
     scale = float(s @ s)
     Bs = B / np.sqrt(scale)
+    BsT = Bs.T  # transposed once: SciPy's transpose view costs more than half a product at 20 000 atoms
+    Bm2 = Bs * -2.0  # -2 Bs: a power of two scales each product exactly, so (-2 Bs) V is -2 (Bs V) bit for bit
     sn = s / np.sqrt(scale)
     U = gen.random((n, r)) if U0 is None else np.ascontiguousarray(U0, dtype=np.float64)
     U = _project(U, k)
@@ -159,14 +167,14 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
     G, G_next, d, work = (np.empty(U.shape) for _ in range(4))  # C order, as U and every product of it
 
     def evaluate(U):  # the value needs V = B^T U only (tr(U^T C U) = ||V||^2); C U = B V for the gradient
-        V = np.asarray(Bs.T @ U)
+        V = np.asarray(BsT @ U)
         t = U.T @ sn
         res = U @ t - sn
         return -np.vdot(V, V) + y @ res + beta / 2 * (res @ res), V, t, res
 
     def gradient(U, V, t, res, out):
         v = y + beta * res
-        np.multiply(np.asarray(Bs @ V), -2.0, out=out)  # -2 C U + v t^T + s (U^T v)^T
+        out[:] = np.asarray(Bm2 @ V)  # -2 C U + v t^T + s (U^T v)^T
         out += np.multiply(v[:, None], t[None, :], out=work)
         out += np.multiply(sn[:, None], (U.T @ v)[None, :], out=work)
         return out
@@ -183,8 +191,11 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
             if Un is not None:
                 fn, Vn, tn, resn = evaluate(Un)
                 np.subtract(Un, U, out=d)
-                if fn <= f + np.vdot(G, d) + np.vdot(d, d) / (2 * a) or a < 1e-12:  # as a 1/a-smooth step would
+                excess, dd = fn - f - np.vdot(G, d), np.vdot(d, d)
+                if excess <= dd / (2 * a) or a < 1e-12:  # as a 1/a-smooth step would
                     break
+                a = min(0.5 * a, 1.5 * dd / (2 * excess))  # at most the step the curvature seen here allows
+                continue
             a *= 0.5
         gradient(Un, Vn, tn, resn, G_next)
         dd, dy = np.vdot(d, d), np.vdot(d, G_next) - np.vdot(d, G)
