@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from numbers import Integral
 from typing import NamedTuple
@@ -82,6 +83,11 @@ def seed_from(random_state) -> int:
     return int(state.randint(0, 2**31 - 1))
 
 
+#: The live results of :func:`collapse_duplicate_rows` by id: their rows are distinct already, so collapsing one
+#: again (Basic's start inside EM or NMF) returns it as it is, instead of a copy whose incidence is built anew.
+_COLLAPSED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     """Merge objects with identical label rows into one object with the summed weight.
 
@@ -101,6 +107,8 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     >>> red.weights.tolist(), inv.tolist()
     ([2.0, 1.0], [0, 0, 1])
     """
+    if _COLLAPSED.get(id(ensemble)) is ensemble:  # a collapse's result (a method fitted inside another's fit):
+        return ensemble, np.arange(ensemble.n_objects, dtype=np.int64)  # nothing to merge: no copy, no new incidence
     key = signature_codes(list(ensemble.member_labels + 1))  # abstaining (-1) too
     inverse, _ = canonical_codes(key)
     n = int(inverse.max()) + 1
@@ -109,7 +117,9 @@ def collapse_duplicate_rows(ensemble: Ensemble) -> tuple[Ensemble, np.ndarray]:
     weights = np.bincount(inverse, weights=ensemble.weights, minlength=n)
     # the first object of every distinct row, in object order, holds each member's labels in their first
     # occurrence order: the codes stay canonical and every label stays present
-    return ensemble._rows(first, weights), inverse.astype(np.int64)
+    reduced = ensemble._rows(first, weights)
+    _COLLAPSED[id(reduced)] = reduced
+    return reduced, inverse.astype(np.int64)
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,13 @@ _BLOCK = 16384
 
 
 def _row_norms(X, G):
-    XG = X @ G if G is not None else X
-    return np.asarray(X.multiply(XG).sum(axis=1)).ravel()
+    """``x G x^T`` of every CSR row (G None: ``x x^T``). On canonical CSR (the incidence matrix) the same numbers as
+    ``X.multiply(X @ G).sum(axis=1)``, bit for bit: SciPy's multiply by a dense matrix gives coordinates whose row
+    sums add each entry's product in index order from zero, and so does ``bincount``, without the broadcasting."""
+    if G is None:  # SciPy's sum of a CSR product's rows, kept (it does not add in index order)
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))  # the row of every stored entry
+    return np.bincount(rows, weights=X.data * np.asarray(X @ G)[rows, X.indices], minlength=X.shape[0])
 
 
 class _Space:

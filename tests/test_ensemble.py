@@ -202,3 +202,23 @@ def test_collapsed_ensemble_equals_one_built_and_checked_from_its_rows():
         assert np.array_equal(reduced.weights, checked.weights)
         assert np.array_equal(reduced.labels[inverse], ens.labels)
         assert sorted(vars(reduced)) == sorted(vars(checked))
+
+
+def test_collapsing_a_collapse_returns_it_as_the_full_computation_would():
+    """A collapse's result is returned as it is when collapsed again (Basic's start inside EM and NMF): the full
+    computation on the same rows, built anew, gives the same labels and weights and the identity as inverse."""
+    from segensemble.consensus._base import collapse_duplicate_rows
+
+    gen = np.random.default_rng(5)
+    for t in range(200):
+        n, m = int(gen.integers(1, 60)), int(gen.integers(1, 4))
+        L = np.stack([gen.integers(0, int(gen.integers(1, 4)), size=n) for _ in range(m)], axis=1)
+        if t % 3 == 0:
+            L[gen.random(L.shape) < 0.2] = -1
+            L[:, 0] = np.maximum(L[:, 0], 0)
+        reduced, _ = collapse_duplicate_rows(Ensemble.from_labels(L, weights=gen.random(n) + 0.5))
+        again, inverse = collapse_duplicate_rows(reduced)
+        assert again is reduced and np.array_equal(inverse, np.arange(reduced.n_objects))
+        rebuilt, full_inverse = collapse_duplicate_rows(Ensemble(reduced.labels, reduced.weights))
+        assert rebuilt is not reduced and np.array_equal(full_inverse, inverse)
+        assert np.array_equal(rebuilt.labels, reduced.labels) and np.array_equal(rebuilt.weights, reduced.weights)
