@@ -180,6 +180,17 @@ def test_input_arrays_not_modified():
     assert all(np.array_equal(a, b) for a, b in zip(segs, copies))
 
 
+def _random_label_rows(gen, max_n, max_m, *, abstain):
+    """(n, m) labels, n < max_n objects, m < max_m members of fewer than max_m clusters each; with ``abstain``, a
+    fifth of the entries -1 except in the first member (every object labelled by some member)."""
+    n, m = int(gen.integers(1, max_n)), int(gen.integers(1, max_m))
+    L = np.stack([gen.integers(0, int(gen.integers(1, max_m)), size=n) for _ in range(m)], axis=1)
+    if abstain:
+        L[gen.random(L.shape) < 0.2] = -1
+        L[:, 0] = np.maximum(L[:, 0], 0)
+    return L
+
+
 def test_collapsed_ensemble_equals_one_built_and_checked_from_its_rows():
     """collapse_duplicate_rows builds the reduced ensemble without checking or renumbering (its codes are
     canonical already): the same labels, clusters, weights and names as the checked constructor gives, and the
@@ -188,11 +199,8 @@ def test_collapsed_ensemble_equals_one_built_and_checked_from_its_rows():
 
     gen = np.random.default_rng(4)
     for t in range(300):
-        n, m = int(gen.integers(1, 80)), int(gen.integers(1, 5))
-        L = np.stack([gen.integers(0, int(gen.integers(1, 5)), size=n) for _ in range(m)], axis=1)
-        if t % 3 == 0:
-            L[gen.random(L.shape) < 0.2] = -1
-            L[:, 0] = np.maximum(L[:, 0], 0)
+        L = _random_label_rows(gen, 80, 5, abstain=t % 3 == 0)
+        n = len(L)
         w = gen.integers(1, 4, size=n).astype(np.float64) if t % 2 else None
         ens = Ensemble.from_labels(L, weights=w)
         reduced, inverse = collapse_duplicate_rows(ens)
@@ -211,12 +219,8 @@ def test_collapsing_a_collapse_returns_it_as_the_full_computation_would():
 
     gen = np.random.default_rng(5)
     for t in range(200):
-        n, m = int(gen.integers(1, 60)), int(gen.integers(1, 4))
-        L = np.stack([gen.integers(0, int(gen.integers(1, 4)), size=n) for _ in range(m)], axis=1)
-        if t % 3 == 0:
-            L[gen.random(L.shape) < 0.2] = -1
-            L[:, 0] = np.maximum(L[:, 0], 0)
-        reduced, _ = collapse_duplicate_rows(Ensemble.from_labels(L, weights=gen.random(n) + 0.5))
+        L = _random_label_rows(gen, 60, 4, abstain=t % 3 == 0)
+        reduced, _ = collapse_duplicate_rows(Ensemble.from_labels(L, weights=gen.random(len(L)) + 0.5))
         again, inverse = collapse_duplicate_rows(reduced)
         assert again is reduced and np.array_equal(inverse, np.arange(reduced.n_objects))
         rebuilt, full_inverse = collapse_duplicate_rows(Ensemble(reduced.labels, reduced.weights))
