@@ -191,14 +191,15 @@ def sdp_lowrank(B, s, k, *, rank=None, U0=None, beta: float = 30.0, tol: float =
             if Un is not None:
                 fn, Vn, tn, resn = evaluate(Un)
                 np.subtract(Un, U, out=d)
-                excess, dd = fn - f - np.vdot(G, d), np.vdot(d, d)
+                gd, dd = np.vdot(G, d), np.vdot(d, d)  # kept for the accepted step's Barzilai-Borwein length
+                excess = fn - f - gd
                 if excess <= dd / (2 * a) or a < 1e-12:  # as a 1/a-smooth step would
                     break
                 a = min(0.5 * a, 1.5 * dd / (2 * excess))  # at most the step the curvature seen here allows
                 continue
             a *= 0.5
         gradient(Un, Vn, tn, resn, G_next)
-        dd, dy = np.vdot(d, d), np.vdot(d, G_next) - np.vdot(d, G)
+        dy = np.vdot(d, G_next) - gd
         alpha = min(max(dd / dy, _ALPHA_MIN), _ALPHA_MAX) if dy > 0 else _ALPHA_MAX  # Barzilai-Borwein length
         step = float(np.sqrt(dd)) / np.sqrt(k)
         U, f, V, t, res = Un, fn, Vn, tn, resn
