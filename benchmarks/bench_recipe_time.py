@@ -15,7 +15,10 @@ after one warm-up image (model loading is not counted). Rows:
 - the recipe's detector alone (raw probability, one core, every image new to it);
 - with ``--cli``: whole ``segensemble`` processes, wall seconds over
   ``--repeat`` runs (``--version``, ``fuse --help``, ``fuse`` on a 16 x 16
-  image — the fixed cost of every call — and ``fuse`` on a BSDS image).
+  image — the fixed cost of every call — and ``fuse`` on a BSDS image), and
+  under them the floor: a bare interpreter, and one that only imports the
+  libraries a ``fuse`` cannot run without (NumPy, SciPy's ``ndimage``,
+  OpenCV, scikit-image's segmentation, Typer, Rich), nothing of segensemble.
 
 Every run's fused labels are hashed: the threaded run must give the serial
 run's segmentations byte for byte.
@@ -134,15 +137,19 @@ def _cli_table(args) -> None:
                     ("segensemble fuse (16 x 16 image)", ["fuse", str(tiny), "-o", f"{tmp}/a.png", "--quiet"]),
                     (f"segensemble fuse (BSDS {Path(photo).name})", ["fuse", str(photo), "-o", f"{tmp}/b.png",
                                                                      "--quiet"])]
+        floor = "import numpy, scipy.ndimage, cv2, skimage.segmentation, typer, rich.progress"
+        commands += [("python -c pass (the interpreter alone)", None),
+                     ("python importing the libraries only (the floor)", floor)]
         print(f"\nwhole processes, wall seconds over {args.repeat} runs after one warm-up\n")
         print("| command | median | min | max |")
         print("|---|---|---|---|")
         for name, argv in commands:
-            subprocess.run(exe + argv, check=True, capture_output=True)
+            cmd = exe + argv if isinstance(argv, list) else [sys.executable, "-c", argv or "pass"]
+            subprocess.run(cmd, check=True, capture_output=True)
             times = []
             for _ in range(args.repeat):
                 t = time.perf_counter()
-                subprocess.run(exe + argv, check=True, capture_output=True)
+                subprocess.run(cmd, check=True, capture_output=True)
                 times.append(time.perf_counter() - t)
             print(f"| {name} | {np.median(times):.2f} | {min(times):.2f} | {max(times):.2f} |")
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image, ImageOps
 from typer.testing import CliRunner
 
 from segensemble.cli import app
+from segensemble.errors import InputError
 from segensemble.io import apply_orientation, decode_image, image_shape, read_image, read_labels, write_image
 from segensemble.pipeline.recipes import Recipe, load_recipe
 from segensemble.pipeline.runner import run_recipe
@@ -77,6 +79,24 @@ def test_upsampling_only_moves_pixels_near_a_boundary_and_only_to_a_neighbouring
         assert labels[y, x] in coarse[max(cy - 1, 0):cy + 2, max(cx - 1, 0):cx + 2]
 
 
+def test_threads_refine_the_same_labels_as_one(monkeypatch):
+    """Strips refined in threads (smaller strips, several chunks each) give the one-thread labels bit for bit."""
+    from segensemble.pipeline import workscale
+
+    rng = np.random.default_rng(5)
+    full = cv2.resize((rng.random((30, 40, 3)) * 255).astype(np.uint8), (403, 301), interpolation=cv2.INTER_CUBIC)
+    small = working_image(full, (30, 40))
+    coarse = cv2.resize(rng.integers(0, 6, (6, 8)).astype(np.uint8), (40, 30), interpolation=cv2.INTER_NEAREST)
+    one = upsample_labels(coarse.astype(np.int32), small, full)
+    monkeypatch.setattr(workscale, "_STRIP_PIXELS", 403 * 50)  # 7 strips on one thread; smaller ones on three
+    monkeypatch.setattr(workscale, "_CHUNK", 999)
+    assert np.array_equal(upsample_labels(coarse.astype(np.int32), small, full), one)
+    assert np.array_equal(upsample_labels(coarse.astype(np.int32), small, full, n_jobs=3), one)
+    assert np.array_equal(upsample_labels(coarse.astype(np.int32), small, full, n_jobs=-1), one)
+    with pytest.raises(InputError, match="n_jobs: expected a positive int or -1"):
+        upsample_labels(coarse, small, full, n_jobs=0)
+
+
 def test_run_recipe_at_a_working_scale_answers_at_full_resolution():
     img = _blocks(120, 160)
     result = run_recipe(img, SMALL, hierarchy=True, confidence="auto")
@@ -113,7 +133,6 @@ def test_default_recipe_six_is_five_with_a_working_scale():
 
 
 def test_recipe_files_take_a_working_scale_and_refuse_a_bad_one(tmp_path):
-    from segensemble.errors import InputError
 
     p = tmp_path / "r.toml"
     p.write_text('name = "r"\nsegmenters = ["slic"]\nmethod = "vote"\nworking_pixels = 50000\n')

@@ -183,8 +183,9 @@ def prepare_image(image, max_pixels, downscale, working_pixels=None):
     return working_image(arr, small), (h, w), arr
 
 
-def to_input_size(labels, small, raw, original):
-    """Labels of the processed image at the input's size: refined against ``raw`` when there is one.
+def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
+    """Labels of the processed image at the input's size: refined against ``raw`` when there is one (in ``n_jobs``
+    threads, :func:`~segensemble.pipeline.workscale.upsample_labels`).
 
     Examples
     --------
@@ -193,14 +194,14 @@ def to_input_size(labels, small, raw, original):
     """
     if raw is None:
         return upscale_labels(labels, original)
-    full = upsample_labels(labels, small, raw)
+    full = upsample_labels(labels, small, raw, n_jobs=n_jobs)
     return full if full.shape == tuple(original) else upscale_labels(full, original)
 
 
-def results_to_input_size(labels, levels, confidence, small, raw, original):
+def results_to_input_size(labels, levels, confidence, small, raw, original, *, n_jobs: int = 1):
     """(labels, levels, confidence) of a processed image at the input's size ``original`` (as they are when None).
 
-    Labels and levels go through :func:`to_input_size`; a confidence map is
+    Labels and levels go through :func:`to_input_size` (``n_jobs`` threads); a confidence map is
     resized bilinearly (float32 at a working scale, as computed otherwise).
 
     Examples
@@ -213,8 +214,8 @@ def results_to_input_size(labels, levels, confidence, small, raw, original):
 
     if original is None:
         return labels, levels, confidence
-    levels = None if levels is None else [to_input_size(lab, small, raw, original) for lab in levels]
+    levels = None if levels is None else [to_input_size(lab, small, raw, original, n_jobs=n_jobs) for lab in levels]
     if confidence is not None:
         confidence = upsample_map(confidence, original) if raw is not None else cv2.resize(
             confidence, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
-    return to_input_size(labels, small, raw, original), levels, confidence
+    return to_input_size(labels, small, raw, original, n_jobs=n_jobs), levels, confidence

@@ -13,7 +13,7 @@ from segensemble.errors import InputError
 from segensemble.pipeline import deferred
 from segensemble.segmentation import Segmentation
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
-from segensemble.validation import check_image, check_int, check_rng
+from segensemble.validation import available_cores, check_image, check_rng
 
 __all__ = ["segment", "run_segmenters", "run_checked_specs", "available_cores",
            "confidence_map", "hierarchy_confidence"]
@@ -114,28 +114,6 @@ def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list
         return [futures[i].result() for i in range(len(specs))]
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-def available_cores(n_jobs: int = -1) -> int:
-    """``n_jobs`` checked (a positive int, or -1 for every core this process may use) as a number of workers.
-
-    Examples
-    --------
-    >>> available_cores(3), available_cores(-1) >= 1
-    (3, True)
-    """
-    import os
-
-    bad = InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}")
-    try:
-        n = check_int(n_jobs, "n_jobs", minimum=-1)
-    except InputError:
-        raise bad from None
-    if n == 0:
-        raise bad
-    if n == -1:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return n
 
 
 def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:

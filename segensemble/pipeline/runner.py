@@ -279,7 +279,8 @@ def run_recipe(
         the colour gradient when there is no image.
     n_jobs : int, default 1
         Members run at once, in threads (-1: every core; see
-        :func:`segensemble.pipeline.run_segmenters`); the results do not depend on it.
+        :func:`segensemble.pipeline.run_segmenters`), and threads that bring a
+        photo's labels back to full resolution; the results do not depend on it.
     working_pixels : int, None or 'recipe', default 'recipe'
         The working scale (:mod:`segensemble.pipeline.workscale`): an image of more
         pixels is processed area-averaged to this many, and its labels,
@@ -362,7 +363,7 @@ def run_recipe(
     elif confidence == "auto" and levels:
         conf, kind = hierarchy_confidence(levels), "hierarchy"
     say("full resolution" if original is not None else "done")
-    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original)
+    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original, n_jobs=n_jobs)
     return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels)
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.errors import InputError
-from segensemble.validation import check_image, check_int
+from segensemble.validation import available_cores, check_image, check_int
 
 __all__ = ["WORKING_PIXELS", "working_shape", "working_image", "upsample_labels", "upsample_map",
            "check_working_pixels", "SIGMA_SPATIAL", "SIGMA_RANGE"]
@@ -58,6 +58,8 @@ SIGMA_RANGE = 8.0
 _STRIP_PIXELS = 4_000_000
 #: Band pixels scored at a time.
 _CHUNK = 262_144
+#: Strips per thread when several threads refine (whole strips are the unit of work).
+_STRIPS_PER_THREAD = 4
 
 
 def check_working_pixels(value, name: str = "working_pixels"):
@@ -142,7 +144,7 @@ def _nearest_index(n_full: int, n_small: int):
 
 
 def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SPATIAL,
-                    sigma_range: float = SIGMA_RANGE) -> np.ndarray:
+                    sigma_range: float = SIGMA_RANGE, n_jobs: int = 1) -> np.ndarray:
     """Labels of the working image brought to the full resolution of ``raw``, boundaries refined against it.
 
     Parameters
@@ -155,6 +157,10 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
         The full-resolution image as stored (uint8/uint16/float; gray, RGB or RGBA).
     sigma_spatial, sigma_range : float
         Widths of the joint bilateral kernel (working pixels; CIE Lab units).
+    n_jobs : int, default 1
+        Threads that refine strips of rows at once (-1: every core); the
+        labels do not depend on it (every pixel's vote reads only its own
+        neighbourhood).
 
     Returns
     -------
@@ -169,6 +175,7 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
     >>> upsample_labels(np.array([[0, 0, 1, 1]] * 4), small, guide)[0].tolist()
     [0, 0, 0, 0, 0, 1, 1, 1]
     """
+    workers = available_cores(n_jobs)
     lab = np.asarray(labels)
     h, w = lab.shape
     H, W = np.shape(raw)[:2]
@@ -181,9 +188,12 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
     px, ix = _nearest_index(W, w)
     out = np.empty((H, W), np.int32)
     rows = max(1, _STRIP_PIXELS // max(W, 1))
+    if workers > 1:  # a few strips per thread, so that they finish together
+        rows = min(rows, -(-H // (_STRIPS_PER_THREAD * workers)))
     offsets = [(dy, dx) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
     inv_s, inv_r = 1.0 / (2 * sigma_spatial ** 2), 1.0 / (2 * sigma_range ** 2)
-    for y0 in range(0, H, rows):
+
+    def refine(y0):
         y1 = min(H, y0 + rows)
         strip = lab[iy[y0:y1, None], ix[None, :]]
         band = mixed[iy[y0:y1, None], ix[None, :]]
@@ -196,6 +206,20 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
                 strip[ys[sl], xs[sl]] = _vote(lab, small_lab, w, h, offsets, py[ys_full[sl]], px[xs[sl]],
                                               iy[ys_full[sl]], ix[xs[sl]], colours[sl], inv_s, inv_r)
         out[y0:y1] = strip
+
+    starts = range(0, H, rows)
+    if workers == 1 or len(starts) == 1:
+        for y0 in starts:
+            refine(y0)
+    else:  # NumPy and OpenCV release the GIL in the work of a strip
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=min(workers, len(starts)), thread_name_prefix="segensemble-refine")
+        try:
+            for _ in pool.map(refine, starts):
+                pass
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
     return out
 
 
