@@ -322,7 +322,7 @@ def test_segment_with_overlay(tmp_path, image_file):
 @pytest.mark.parametrize(
     "args, word",
     [(["-m", "nope"], "nope"), (["-p", "bogus=1"], "bogus"), (["-k", "0"], "n-segments"),
-     (["-p", "compactness=-1"], "compactness"), (["--overlay", "x.txt"], "--overlay")],
+     (["-p", "compactness=-1"], "compactness"), (["--overlay", "x.txt"], "--overlay"), (["-j", "0"], "--jobs")],
 )
 def test_segment_bad_input(tmp_path, image_file, args, word):
     result = runner.invoke(app, ["segment", str(image_file), "-o", str(tmp_path / "out.png"), *args])

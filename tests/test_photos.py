@@ -198,6 +198,13 @@ def test_cli_applies_orientation_unless_told_not_to(tmp_path):
     r = runner.invoke(app, ["segment", str(tagged), "-o", str(raw), "-m", "felzenszwalb", "--ignore-orientation"])
     assert r.exit_code == 0, r.output
     assert read_labels(out).shape == (60, 90) and read_labels(raw).shape == (90, 60)
+    one = tmp_path / "one.png"  # refined in one thread or several: the same labels
+    r = runner.invoke(app, ["segment", str(tagged), "-o", str(one), "-m", "felzenszwalb", "--working-pixels", "2048",
+                            "-j", "1"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["segment", str(tagged), "-o", str(out), "-m", "felzenszwalb", "--working-pixels", "2048"])
+    assert r.exit_code == 0 and "labels refined at 90x60" in r.stderr, r.output
+    assert np.array_equal(read_labels(one), read_labels(out))
 
 
 def test_heic_photos_are_read(tmp_path):

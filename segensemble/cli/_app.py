@@ -159,6 +159,13 @@ def check_output(path: Path, allowed=(".png", ".npy", ".mat"), name: str = "--ou
     return check_output_path(path, name)
 
 
+def check_jobs(value: int) -> int:
+    """The ``--jobs`` callback of the commands that run threads: -1 or a positive number."""
+    if value == 0:
+        raise typer.BadParameter("expected a positive number of threads, or -1 for one per available core; got 0")
+    return value
+
+
 def parse_params(items: list[str] | None) -> dict:
     """``--param key=value`` options as a dict (values read by :func:`segensemble.pipeline.specs.parse_value`)."""
     params = {}

@@ -9,8 +9,8 @@ import typer
 
 import segensemble
 from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
-                                  Seed, app, check_output, err, exit_on_failures, handle_errors, out, parse_params,
-                                  with_progress)
+                                  Seed, app, check_jobs, check_output, err, exit_on_failures, handle_errors, out,
+                                  parse_params, with_progress)
 from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
@@ -319,15 +319,10 @@ _Boundary = Annotated[Optional[str], typer.Option(
         "image's size from any edge detector (8/16-bit PNG, or .npy floats in [0, 1]), or 'learned' for the "
         "built-in detector, or 'gradient' for the image's colour gradient (default: the recipe's; 'learned' for "
         "the default recipe from version 5).")]
-def _check_jobs(value: int) -> int:
-    if value == 0:
-        raise typer.BadParameter("expected a positive number of threads, or -1 for one per available core; got 0")
-    return value
-
-
 _Jobs = Annotated[int, typer.Option(
-        "--jobs", "-j", help="One image: segmenters at once, in threads; --out-dir: images at once, in worker "
-        "processes (-1: one per available core; the results do not depend on it).", min=-1, callback=_check_jobs)]
+        "--jobs", "-j", help="One image: segmenters at once, and the strips of a photo's full-resolution "
+        "refinement, in threads; --out-dir: images at once, in worker processes (-1: one per available core; the "
+        "results do not depend on it).", min=-1, callback=check_jobs)]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 

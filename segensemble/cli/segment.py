@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_output, err,
-                                  handle_errors, parse_params)
+from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_jobs,
+                                  check_output, err, handle_errors, parse_params)
 from segensemble.cli._deferred import batch, io, pipeline
 from segensemble.checks import MAX_PIXELS, check_distinct_paths
 
@@ -50,6 +50,9 @@ def segment(
     working_pixels: Annotated[Optional[int], typer.Option(
         "--working-pixels", help="Segment images of more pixels at this many and refine the labels at full "
         "resolution (0: every image at its own size).", min=0)] = 154_401,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", help="Threads that refine a photo's labels at full resolution (-1: one per available core; "
+        "the labels do not depend on it).", min=-1, callback=check_jobs)] = -1,
 ):
     """Segment one image with one segmenter.
 
@@ -73,7 +76,8 @@ def segment(
     else:
         source = image
     seg, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
-                                                                 downscale=downscale, working_pixels=working, **params)
+                                                                 downscale=downscale, working_pixels=working,
+                                                                 n_jobs=jobs, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size

@@ -369,8 +369,20 @@ def run_recipe(
 
 @renamed_keywords(random_state="rng")
 def segment_image(image, method: str = "slic", *, rng=0, max_pixels: int | None = MAX_PIXELS,
-                  downscale: bool = False, working_pixels: int | None = WORKING_PIXELS, **params):
+                  downscale: bool = False, working_pixels: int | None = WORKING_PIXELS, n_jobs: int = 1, **params):
     """One segmenter on one image, with the pipeline's pixel limit: the ``segment`` command's library call.
+
+    Parameters
+    ----------
+    image : path or (H, W[, C]) array
+    method : str, default 'slic'
+        A registered segmenter, given ``**params``.
+    rng, max_pixels, downscale
+        As :func:`run_recipe` takes them.
+    working_pixels : int or None, default :data:`~segensemble.pipeline.workscale.WORKING_PIXELS`
+        Images of more pixels are segmented area-averaged to this many (None: at their own size).
+    n_jobs : int, default 1
+        Threads that bring the labels back to full resolution (-1: every core); the labels do not depend on it.
 
     Returns
     -------
@@ -394,5 +406,5 @@ def segment_image(image, method: str = "slic", *, rng=0, max_pixels: int | None 
     """
     img, original, raw = prepare_image(image, max_pixels, downscale, check_working_pixels(working_pixels))
     seg = segment(img, method, rng=rng, **params)
-    labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original)
+    labels = seg.labels if original is None else to_input_size(seg.labels, img, raw, original, n_jobs=n_jobs)
     return seg, labels, img, original
