@@ -17,7 +17,7 @@ UCM_THRESHOLD = 0.3
 
 @REGISTRY.register("ucm", cost=9)
 def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOLD, min_size: int = UCM_MIN_SIZE,
-        model=None, rng=None) -> Segmentation:
+        model=None, rng=None, n_jobs: int = 1) -> Segmentation:
     """Regions of the learned boundary detector's ultrametric contour map.
 
     The detector's boundary probability (:func:`segensemble.edges.detect_boundaries`, not
@@ -38,6 +38,9 @@ def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOL
         The detector (default: the one that ships).
     rng : None, int or numpy Generator
         Unused (deterministic); accepted for a uniform signature.
+    n_jobs : int, default 1
+        Threads of the detector's prediction (-1: every core); the regions do not depend on it. A recipe's
+        members in threads give it their number of threads.
 
     Returns
     -------
@@ -59,6 +62,6 @@ def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOL
     t = check_positive(threshold, "threshold", allow_zero=True)
     m = check_int(min_size, "min_size", minimum=0)
     check_rng(rng)
-    hierarchy = boundary_hierarchy(detect_boundaries(img, model=model, nms=False), min_size=m)
+    hierarchy = boundary_hierarchy(detect_boundaries(img, model=model, nms=False, n_jobs=n_jobs), min_size=m)
     labels = hierarchy.cut(threshold=t) if k is None else hierarchy.cut(n_segments=k)
     return Segmentation(labels, name="ucm", params={"n_segments": k, "threshold": t, "min_size": m})

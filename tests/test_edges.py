@@ -141,6 +141,23 @@ def test_the_shipped_model_finds_the_boundary_of_a_disc():
     assert (raw > 0.3).sum() > strong.sum()  # the raw probability is a thicker ridge
 
 
+
+def test_threads_predict_the_same_map_as_one(monkeypatch):
+    """Rows split between threads (both stages, the second on candidates only): the one-thread map bit for bit."""
+    from segensemble.edges import detector
+    from segensemble.segmenters.ucm import ucm
+
+    rng = np.random.default_rng(2)
+    img = np.clip(np.kron(rng.random((6, 8, 3)), np.ones((12, 12, 1))) + 0.05 * rng.random((72, 96, 3)), 0, 1)
+    one = detect_boundaries(img, nms=False)
+    monkeypatch.setattr(detector, "MIN_ROWS_PER_THREAD", 50)  # a 72 x 96 image gives both stages several blocks
+    detector._RECENT.clear()
+    assert np.array_equal(detect_boundaries(img, nms=False, n_jobs=3), one)
+    detector._RECENT.clear()
+    assert np.array_equal(ucm(img, n_jobs=2).labels, ucm(img).labels)
+    with pytest.raises(InputError, match="n_jobs: expected a positive int or -1"):
+        detect_boundaries(img, n_jobs=0)
+
 def test_model_files_round_trip_and_foreign_files_are_refused(tmp_path):
     model = load_boundary_model()
     assert len(model.strides) == len(model.stages) >= 1 and model.info["train_images"] == 200

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import check_image, check_int
+from segensemble.validation import available_cores, check_image, check_int
 from segensemble.atomic import atomic_write_bytes
 from segensemble.edges.booster import load_booster
 from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
@@ -178,14 +178,40 @@ def _load(path: str) -> BoundaryModel:
                          None if candidates is None else float(candidates))
 
 
-def predict_probability(booster, features, stride: int, *, previous=None, candidates=None) -> np.ndarray:
+#: Fewest rows a thread predicts when :func:`predict_probability` splits the rows between threads.
+MIN_ROWS_PER_THREAD = 4096
+
+
+def _predict_rows(booster, rows, workers: int) -> np.ndarray:
+    """``booster.predict`` of the rows, in up to ``workers`` threads on contiguous blocks of them.
+
+    Each row's prediction reads that row alone, so the blocks' predictions are the whole's. The C call
+    releases the GIL, and LightGBM's prediction on one model with one iteration count is safe from several
+    threads (each call builds its own predictor).
+    """
+    parts = min(workers, len(rows) // MIN_ROWS_PER_THREAD)
+    if parts <= 1:
+        return booster.predict(rows, num_threads=1)
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, len(rows), parts + 1).astype(np.int64)
+    blocks = [rows[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    with ThreadPoolExecutor(max_workers=parts - 1, thread_name_prefix="segensemble-predict") as pool:
+        others = [pool.submit(booster.predict, block, num_threads=1) for block in blocks[1:]]
+        first = booster.predict(blocks[0], num_threads=1)
+        return np.concatenate([first] + [f.result() for f in others])
+
+
+def predict_probability(booster, features, stride: int, *, previous=None, candidates=None,
+                        n_jobs: int = 1) -> np.ndarray:
     """One stage's probability: ``booster`` on every ``stride``-th pixel of ``features``, interpolated bilinearly.
 
     ``features`` is (H, W, F), or a sequence of (H, W, F_i) and (H, W) arrays
     read as their concatenation along the last axis (only the predicted
     pixels are copied); pixel (y, x) of the result reads the subgrid at (y, x) / stride. With ``previous``
     (the last stage's (H, W) probability) and ``candidates``, only the subgrid points where ``previous``
-    reaches ``candidates`` are predicted; the others keep ``previous``.
+    reaches ``candidates`` are predicted; the others keep ``previous``. ``n_jobs`` threads predict blocks of the
+    rows at once (-1: every core); the probabilities do not depend on it.
 
     Examples
     --------
@@ -198,24 +224,26 @@ def predict_probability(booster, features, stride: int, *, previous=None, candid
     """
     from scipy import ndimage
 
+    workers = available_cores(n_jobs)
     parts = list(features) if isinstance(features, (list, tuple)) else [features]
     h, w = parts[0].shape[:2]
     sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
     rows = sub.reshape(-1, sub.shape[-1])
     if previous is None or candidates is None:
-        p = booster.predict(rows, num_threads=1).reshape(sub.shape[:2]).astype(np.float32)
+        p = _predict_rows(booster, rows, workers).reshape(sub.shape[:2]).astype(np.float32)
     else:
         p = np.asarray(previous, dtype=np.float32)[::stride, ::stride].copy()
         where = np.flatnonzero(p.ravel() >= candidates)
         if len(where):
-            p.ravel()[where] = booster.predict(rows[where], num_threads=1)
+            p.ravel()[where] = _predict_rows(booster, rows[where], workers)
     if stride == 1:
         return p
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / stride  # pixel (y, x) is subgrid point (y, x) / stride
     return ndimage.map_coordinates(p, [yy, xx], order=1, mode="nearest").astype(np.float32)
 
 
-def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None = None) -> np.ndarray:
+def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None = None,
+                      n_jobs: int = 1) -> np.ndarray:
     """Soft boundary map of an image: the learned probability that a human marks a boundary there.
 
     Parameters
@@ -229,6 +257,8 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
         boundary benchmark expects); False gives the raw probability.
     stride : int, optional
         Prediction stride of every stage (default: the model's strides); 1 predicts every pixel (slower).
+    n_jobs : int, default 1
+        Threads that predict at once (-1: every core); the map does not depend on it.
 
     Returns
     -------
@@ -256,14 +286,15 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
         steps = model.strides
     else:
         steps = (check_int(stride, "stride", minimum=1, maximum=8),) * len(model.stages)
+    available_cores(n_jobs)  # checked even when the map is remembered
     key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), steps)
     model_seen, p = _RECENT.get(key, (None, None))
     if model_seen is not model:
         features = boundary_features(img, stack=False, feature_set=model.features)
-        p = predict_probability(model.stages[0], features, steps[0])
+        p = predict_probability(model.stages[0], features, steps[0], n_jobs=n_jobs)
         for booster, step in zip(model.stages[1:], steps[1:]):
             p = predict_probability(booster, features + context_features(p, stack=False), step, previous=p,
-                                    candidates=model.candidates)
+                                    candidates=model.candidates, n_jobs=n_jobs)
         p = np.clip(p, 0.0, 1.0).astype(np.float32)
         _RECENT.clear()  # one image at a time: a recipe's ucm member and its boundary evidence share the run
         _RECENT[key] = (model, p)

@@ -7,6 +7,8 @@ The image pipeline's lowest step (:mod:`segensemble.pipeline.runner` builds on i
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from segensemble.errors import InputError
@@ -58,7 +60,8 @@ def run_segmenters(image, segmenters, *, rng=None, n_jobs: int = 1, on_done=None
         Seeds every segmenter deterministically (one child seed each).
     n_jobs : int, default 1
         Segmenters run at once, in threads (-1: one per available core); the
-        costliest start first. The results do not depend on it.
+        costliest start first, and a segmenter that takes ``n_jobs`` itself
+        (``ucm``) is given that many threads. The results do not depend on it.
     on_done : callable, optional
         Called with each segmenter's name as it finishes (e.g. to show progress).
 
@@ -98,7 +101,10 @@ def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list
     registry = deferred.segmenters()
 
     def run(name, params, seed):
-        seg = registry.get(name)(img, rng=int(seed), **params)
+        fn = registry.get(name)
+        if workers > 1 and "n_jobs" not in params and "n_jobs" in inspect.signature(fn).parameters:
+            params = {**params, "n_jobs": workers}  # its threads help once the other members are done
+        seg = fn(img, rng=int(seed), **params)
         if on_done is not None:
             on_done(name)
         return seg
