@@ -485,6 +485,9 @@ def test_edges_writes_a_thinned_8_bit_map_and_a_raw_float_map(tmp_path, image_fi
     assert runner.invoke(app, ["edges", str(image_file), "--raw", "-o", str(raw_out)]).exit_code == 0
     raw = np.load(raw_out, allow_pickle=False)
     assert raw.dtype == np.float32 and (raw > 0.2).sum() > (thin > 0.2).sum()
+    one = tmp_path / "one.npy"  # predicted in one thread: the same map
+    assert runner.invoke(app, ["edges", str(image_file), "--raw", "-j", "1", "-o", str(one)]).exit_code == 0
+    assert np.array_equal(np.load(one, allow_pickle=False), raw)
 
 
 def test_edges_bad_input_is_one_line_and_writes_nothing(tmp_path, image_file):
@@ -492,6 +495,7 @@ def test_edges_bad_input_is_one_line_and_writes_nothing(tmp_path, image_file):
     assert "--model" in _bad(["edges", str(image_file), "--model", str(tmp_path / "none.json.gz"),
                               "-o", str(tmp_path / "out.png")], tmp_path)
     assert "missing.png" in _bad(["edges", str(tmp_path / "missing.png"), "-o", str(tmp_path / "out.png")], tmp_path)
+    assert "--jobs" in _bad(["edges", str(image_file), "-j", "0", "-o", str(tmp_path / "out.png")], tmp_path)
 
 
 def test_segment_with_the_ucm_segmenter(tmp_path, image_file):

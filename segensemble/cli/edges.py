@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from segensemble.cli._app import Downscale, MaxPixels, app, check_output, err, handle_errors
+from segensemble.cli._app import Downscale, MaxPixels, app, check_jobs, check_output, err, handle_errors
 from segensemble.cli._deferred import edges as edge_layer, io, pipeline
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import InputError
@@ -33,6 +33,9 @@ def edges(
         "--working-pixels", help="Detect in images of more pixels at this many (the scale the model was trained "
         "on) and bring the map back to full resolution before thinning (0: every image at its own size).",
         min=0)] = 154_401,
+    jobs: Annotated[int, typer.Option(
+        "--jobs", "-j", help="Threads of the detector's prediction (-1: one per available core; the map does not "
+        "depend on it).", min=-1, callback=check_jobs)] = -1,
 ):
     """Detect boundaries: the learned probability that a person draws a boundary at each pixel.
 
@@ -54,7 +57,7 @@ def edges(
     if ucm2 is not None and original is not None:
         raise InputError(f"--ucm2: {image} is {original[1]}x{original[0]}, processed at {img.shape[1]}x"
                          f"{img.shape[0]}; its hierarchy would not match the image (give --working-pixels 0)")
-    probability = edge_layer().detect_boundaries(img, model=detector, nms=False)
+    probability = edge_layer().detect_boundaries(img, model=detector, nms=False, n_jobs=jobs)
     if ucm2 is not None:
         ucm = edge_layer().ucm
         io().write_ucm2(ucm2, ucm.boundary_hierarchy(probability, min_size=ucm.UCM_MIN_SIZE).ucm2())
