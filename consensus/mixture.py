@@ -24,7 +24,9 @@ class EM(ConsensusClusterer):
     responsibilities and the weighted maximum-likelihood updates of alpha and
     theta (object weights count as copies; ``smoothing`` is a Dirichlet
     pseudo-count). Cost O(n m K) per iteration. The start is the Basic
-    consensus (deterministic), so the method is invariant to relabelling.
+    consensus (deterministic; above 200 000 distinct label rows from its
+    maximin start alone, :func:`~segensemble.consensus.coassociation.basic_start`),
+    so the method is invariant to relabelling.
 
     Parameters
     ----------

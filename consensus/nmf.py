@@ -38,7 +38,9 @@ class NMFConsensus(ConsensusClusterer):
     copies. ``M`` is never formed: ``M D Q = H (H^T D Q) / m`` with the
     incidence matrix H, so an iteration costs O(nnz(H) K + n K^2) — linear in
     the number of objects. The start is the Basic consensus (deterministic,
-    invariant to relabelling), as one-hot columns plus 0.2 so that every
+    invariant to relabelling; above 200 000 distinct label rows from its
+    maximin start alone, :func:`~segensemble.consensus.coassociation.basic_start`),
+    as one-hot columns plus 0.2 so that every
     entry can move; labels are the largest entry of each row of Q. A member
     that leaves an object unlabelled adds nothing to its associations (its
     block of H is empty there).

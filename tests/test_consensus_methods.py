@@ -319,6 +319,23 @@ def test_a_basic_start_on_fewer_distinct_rows_than_clusters(name):
     assert labels.tolist() == consensus.get("basic")(n_clusters=3).fit(L).labels_.tolist() == [0, 0, 0, 1]
 
 
+def test_above_its_row_bound_the_basic_start_runs_from_the_maximin_start_alone(monkeypatch):
+    """Below BASIC_START_ROWS distinct rows the start is Basic itself (member starts and maximin); above it,
+    Basic with n_init=0. A hand-made case where the two differ: a member with K clusters that is a worse start."""
+    from segensemble import Ensemble
+    from segensemble.consensus import coassociation
+
+    rng = np.random.default_rng(0)
+    L = np.stack([rng.integers(0, 3, 40) for _ in range(4)], axis=1)
+    ens = Ensemble.from_labels(L)
+    thorough = consensus.get("basic")(n_clusters=3).fit(ens).labels_
+    alone = consensus.get("basic")(n_clusters=3, n_init=0).fit(ens).labels_
+    assert coassociation.basic_start(ens, 3).tolist() == thorough.tolist()
+    monkeypatch.setattr(coassociation, "BASIC_START_ROWS", 10)
+    assert coassociation.basic_start(ens, 3).tolist() == alone.tolist()
+    assert not np.array_equal(thorough, alone)  # the two starts differ here, so the bound is what decided
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_gram_of_scaled_one_hot_rows_equals_the_sparse_product(seed):
     """A^T A by one bincount per pair of member blocks equals the sparse-sparse product, for rows and columns
