@@ -7,7 +7,6 @@ inputs. Every error names the parameter, the value received and what is expected
 from __future__ import annotations
 
 import numbers
-import os
 
 import numpy as np
 
@@ -17,7 +16,6 @@ from segensemble.errors import InputError, warn_deprecated
 
 __all__ = [
     "MAX_PIXELS",
-    "available_cores",
     "check_rng",
     "check_random_state",
     "check_image",
@@ -237,22 +235,3 @@ def check_soft_map(values, name: str = "edges", *, unit_range: bool = False) -> 
         raise InputError(f"{name}: expected values in [0, 1] (a soft boundary map), got values outside")
     return arr
 
-
-def available_cores(n_jobs: int = -1) -> int:
-    """``n_jobs`` checked (a positive int, or -1 for every core this process may use) as a number of workers.
-
-    Examples
-    --------
-    >>> available_cores(3), available_cores(-1) >= 1
-    (3, True)
-    """
-    bad = InputError(f"n_jobs: expected a positive int or -1 (every core), got {n_jobs!r}")
-    try:
-        n = check_int(n_jobs, "n_jobs", minimum=-1)
-    except InputError:
-        raise bad from None
-    if n == 0:
-        raise bad
-    if n == -1:
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return n

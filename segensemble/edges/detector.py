@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import available_cores, check_image, check_int
+from segensemble.threads import available_cores, thread_map
+from segensemble.validation import check_image, check_int
 from segensemble.atomic import atomic_write_bytes
 from segensemble.edges.booster import load_booster
 from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
@@ -192,14 +193,10 @@ def _predict_rows(booster, rows, workers: int) -> np.ndarray:
     parts = min(workers, len(rows) // MIN_ROWS_PER_THREAD)
     if parts <= 1:
         return booster.predict(rows, num_threads=1)
-    from concurrent.futures import ThreadPoolExecutor
-
     bounds = np.linspace(0, len(rows), parts + 1).astype(np.int64)
     blocks = [rows[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    with ThreadPoolExecutor(max_workers=parts - 1, thread_name_prefix="segensemble-predict") as pool:
-        others = [pool.submit(booster.predict, block, num_threads=1) for block in blocks[1:]]
-        first = booster.predict(blocks[0], num_threads=1)
-        return np.concatenate([first] + [f.result() for f in others])
+    return np.concatenate(thread_map(lambda block: booster.predict(block, num_threads=1), blocks, parts,
+                                     name="predict"))
 
 
 def predict_probability(booster, features, stride: int, *, previous=None, candidates=None,

@@ -15,7 +15,8 @@ from segensemble.errors import InputError
 from segensemble.pipeline import deferred
 from segensemble.segmentation import Segmentation
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_list, parse_segmenter_spec
-from segensemble.validation import available_cores, check_image, check_rng
+from segensemble.threads import available_cores, thread_map
+from segensemble.validation import check_image, check_rng
 
 __all__ = ["segment", "run_segmenters", "run_checked_specs", "available_cores",
            "confidence_map", "hierarchy_confidence"]
@@ -111,15 +112,10 @@ def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list
 
     if workers == 1:
         return [run(name, params, seed) for (name, params), seed in zip(specs, seeds)]
-    from concurrent.futures import ThreadPoolExecutor
-
-    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="segensemble-member")
-    try:
-        futures = {i: pool.submit(run, specs[i][0], specs[i][1], seeds[i]) for i in order}
-        return [futures[i].result() for i in range(len(specs))]
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    order = sorted(range(len(specs)), key=lambda i: -registry.cost(specs[i][0]))  # the costliest start first
+    done = dict(zip(order, thread_map(lambda i: run(specs[i][0], specs[i][1], seeds[i]), order, workers,
+                                      name="member")))
+    return [done[i] for i in range(len(specs))]
 
 
 def confidence_map(estimator, ensemble, kind: str = "max") -> np.ndarray:

@@ -42,7 +42,8 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.errors import InputError
-from segensemble.validation import available_cores, check_image, check_int
+from segensemble.threads import available_cores, thread_map
+from segensemble.validation import check_image, check_int
 
 __all__ = ["WORKING_PIXELS", "working_shape", "working_image", "upsample_labels", "upsample_map",
            "check_working_pixels", "SIGMA_SPATIAL", "SIGMA_RANGE"]
@@ -207,19 +208,7 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
                                               iy[ys_full[sl]], ix[xs[sl]], colours[sl], inv_s, inv_r)
         out[y0:y1] = strip
 
-    starts = range(0, H, rows)
-    if workers == 1 or len(starts) == 1:
-        for y0 in starts:
-            refine(y0)
-    else:  # NumPy and OpenCV release the GIL in the work of a strip
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(max_workers=min(workers, len(starts)), thread_name_prefix="segensemble-refine")
-        try:
-            for _ in pool.map(refine, starts):
-                pass
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+    thread_map(refine, range(0, H, rows), workers, name="refine")
     return out
 
 
