@@ -138,13 +138,13 @@ def _cli_table(args) -> None:
                     (f"segensemble fuse (BSDS {Path(photo).name})", ["fuse", str(photo), "-o", f"{tmp}/b.png",
                                                                      "--quiet"])]
         floor = "import numpy, scipy.ndimage, cv2, skimage.segmentation, typer, rich.progress"
-        commands += [("python -c pass (the interpreter alone)", None),
+        commands += [("python -c pass (the interpreter alone)", "pass"),
                      ("python importing the libraries only (the floor)", floor)]
         print(f"\nwhole processes, wall seconds over {args.repeat} runs after one warm-up\n")
         print("| command | median | min | max |")
         print("|---|---|---|---|")
         for name, argv in commands:
-            cmd = exe + argv if isinstance(argv, list) else [sys.executable, "-c", argv or "pass"]
+            cmd = exe + argv if isinstance(argv, list) else [sys.executable, "-c", argv]  # a str: Python code
             subprocess.run(cmd, check=True, capture_output=True)
             times = []
             for _ in range(args.repeat):
