@@ -14,11 +14,19 @@ from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.coassociation import _gram, _resolve_k
 
-__all__ = ["CSPA", "CSPA_COPIES_LIMIT", "HGPA", "MCLA", "metis_partition"]
+__all__ = ["CSPA", "CSPA_COPIES_LIMIT", "HGPA", "HGPA_CORE_ROWS", "HGPA_METIS_ROWS", "MCLA", "metis_partition"]
 
 #: CSPA partitions one vertex per object copy up to this many copies (the graph has up to copies^2 edges:
 #: 12 M and 1.6 s for 5 000 objects of the random perturbation model).
 CSPA_COPIES_LIMIT = 5000
+
+#: HGPA gives METIS the star expansion of every distinct label row up to this many rows; above it, of the
+#: :data:`HGPA_CORE_ROWS` heaviest rows only (METIS on the whole star is far from linear: its hyperedge vertices
+#: are hubs of ~n/K objects — 0.65 s at 72 733 rows, 12.7 s at 192 709, 53 s at 534 869 on one core).
+HGPA_METIS_ROWS = 100_000
+#: The rows METIS partitions above :data:`HGPA_METIS_ROWS`; every other row then takes the part most of its
+#: hyperedges fall in (the move that cuts fewest of them).
+HGPA_CORE_ROWS = 50_000
 
 
 def metis_partition(adjacency, n_parts: int, *, vertex_weights=None, seed: int = 0) -> np.ndarray:
@@ -203,6 +211,17 @@ class HGPA(_MetisConsensus):
     surrogate, and partitioned with METIS.
     Objects take the part of their vertex. O(nnz(H)).
 
+    At scale (where we had to choose): METIS on the star is far from linear
+    in the number of objects (its hyperedge vertices are hubs of ~n/K
+    objects: 0.65 s at 72 733 distinct label rows, 53 s at 534 869). Above
+    :data:`HGPA_METIS_ROWS` distinct rows it partitions the star of the
+    :data:`HGPA_CORE_ROWS` heaviest rows (ties: the first), and every other
+    row joins the part that holds most of its hyperedges — where moving it
+    cuts the fewest star edges, METIS's own refinement move without the
+    balance. On the random perturbation model (K = 10, 10 members) this
+    gave the whole star's ARI: 0.9194 vs 0.9197 at 2·10⁵ objects and 50%
+    noise, 0.9963 at 10⁶ and 2·10⁶ objects and 30% noise.
+
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
@@ -223,15 +242,36 @@ class HGPA(_MetisConsensus):
     """
 
     def _fit(self, ensemble):
-        n, d = ensemble.incidence.shape
+        H, w = ensemble.incidence.tocsr(), ensemble.weights
+        n, d = H.shape
         k = self._k(ensemble)
         if k <= 1:
             return np.zeros(n, dtype=np.int64)
+        core = None if n <= HGPA_METIS_ROWS else np.sort(np.argsort(-w, kind="stable")[:HGPA_CORE_ROWS])
+        Hc, wc = (H, w) if core is None else (H[core], w[core])
         # hyperedge vertices carry the average object weight per hyperedge: with zero weight, METIS's
         # balancing degenerates on large inputs (ARI 0.07 instead of 0.996 at n = 3e4, m = 10, K = 10)
-        vw = np.concatenate([ensemble.weights, np.full(d, ensemble.weights.sum() / d)])
+        vw = np.concatenate([wc, np.full(d, wc.sum() / d)])
         # every object has a label in some member (Ensemble refuses one that has none): the star has edges
-        return _part_graph(*_star_graph(ensemble.incidence, ensemble.weights), k, vw, self._seed())[:n]
+        part = _part_graph(*_star_graph(Hc, wc), k, vw, self._seed())
+        if core is None:
+            return part[:n]
+        labels = _majority_part(H, part[len(core):], present=np.diff(Hc.tocsc().indptr) > 0, k=k)
+        labels[core] = part[: len(core)]
+        return labels
+
+
+def _majority_part(H, hyperedge_part, *, present, k):
+    """Every object's part: the one holding most of its hyperedges (the star edges it cuts fewest by moving
+    there), counting the hyperedges ``present`` in the partitioned graph; an object with none of those counts all
+    of its hyperedges (METIS placed the absent ones by balance alone). Ties: the lowest part."""
+    d = len(hyperedge_part)
+    votes = H @ sp.csr_matrix((present.astype(np.float64), (np.arange(d), hyperedge_part)), shape=(d, k))
+    votes = votes.toarray()
+    silent = ~votes.any(axis=1)
+    if silent.any():
+        votes[silent] = (H[silent] @ sp.csr_matrix((np.ones(d), (np.arange(d), hyperedge_part)), shape=(d, k))).toarray()
+    return np.argmax(votes, axis=1)
 
 
 def _star_graph(H, w):

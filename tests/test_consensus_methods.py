@@ -424,6 +424,50 @@ def test_hgpa_star_graph_is_the_block_matrix_metis_read_before():
         assert np.array_equal(ew, _integer_weights(A.data))
 
 
+def test_hgpa_above_its_metis_rows_partitions_the_heaviest_and_places_the_rest_by_majority(monkeypatch):
+    """Above HGPA_METIS_ROWS distinct rows METIS sees the star of the HGPA_CORE_ROWS heaviest rows only: those keep
+    the part METIS gives them on that smaller star, every other row takes the part most of its hyperedges are in."""
+    from segensemble.consensus import metis
+    from segensemble.consensus._base import collapse_duplicate_rows
+
+    L, z = rpm_ensemble(3000, 10, 4, 0.3, rng=3)
+    ens, inverse = collapse_duplicate_rows(Ensemble.from_labels(L))
+    monkeypatch.setattr(metis, "HGPA_METIS_ROWS", ens.n_objects - 1)
+    monkeypatch.setattr(metis, "HGPA_CORE_ROWS", 300)
+    hgpa = consensus.HGPA(n_clusters=4)
+    labels, seed = hgpa._fit(ens), hgpa._seed()
+    H, w = ens.incidence.tocsr(), ens.weights
+    core = np.sort(np.argsort(-w, kind="stable")[:300])
+    part = metis._part_graph(*metis._star_graph(H[core], w[core]), 4,
+                             np.concatenate([w[core], np.full(H.shape[1], w[core].sum() / H.shape[1])]), seed)
+    assert np.array_equal(labels[core], part[:300])
+    hyperedge_part = part[300:]
+    rest = np.setdiff1d(np.arange(ens.n_objects), core)
+    for r in rest[:200]:  # by hand: count the row's hyperedges in each part (all present: 300 rows cover them)
+        votes = np.bincount(hyperedge_part[H[r].indices], minlength=4)
+        assert labels[r] == np.argmax(votes)
+    assert adjusted_rand_score(z, labels[inverse]) > 0.95
+    monkeypatch.setattr(metis, "HGPA_METIS_ROWS", ens.n_objects)  # at the bound: the whole star, as before
+    whole = hgpa._fit(ens)
+    assert np.array_equal(whole, metis._part_graph(*metis._star_graph(H, w), 4,
+                                                  np.concatenate([w, np.full(H.shape[1], w.sum() / H.shape[1])]),
+                                                  seed)[: ens.n_objects])
+
+
+def test_hgpa_majority_part_counts_only_hyperedges_in_the_partitioned_graph():
+    """A hand-worked placement: hyperedges 0-3 in parts 0, 1, 1, 0; hyperedge 3 absent from the partitioned core."""
+    import scipy.sparse as sp
+
+    from segensemble.consensus.metis import _majority_part
+
+    H = sp.csr_matrix(np.array([[1, 1, 1, 0], [1, 0, 0, 1], [0, 0, 0, 1], [1, 1, 0, 0]], dtype=float))
+    present = np.array([True, True, True, False])
+    got = _majority_part(H, np.array([0, 1, 1, 0]), present=present, k=2)
+    # row 0: parts 0,1,1 -> 1; row 1: hyperedge 0 only counts -> 0; row 2: none present, all count -> 0;
+    # row 3: one each -> the lowest part, 0
+    assert got.tolist() == [1, 0, 0, 0]
+
+
 def test_scaled_incidence_is_scipys_broadcast_product_bit_for_bit():
     """Spectral, HBGF and SDP scale H's rows (and columns) in one pass: the arrays SciPy's broadcasting multiply
     gives, entry for entry (so their embeddings and labels are unchanged), abstaining members too."""
