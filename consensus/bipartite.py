@@ -9,7 +9,7 @@ from segensemble.consensus._incidence import scaled
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus.coassociation import _member_inits, _resolve_k, _top_singular_vectors
+from segensemble.consensus.coassociation import _resolve_k, _top_singular_vectors, member_inits
 
 __all__ = ["HBGF"]
 
@@ -65,10 +65,11 @@ class HBGF(ConsensusClusterer):
         Z[len(w) :] = V / np.sqrt(d2)[:, None]
         Z /= np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
         weights = np.concatenate([w, d2 / m])
-        # starts: a member's partition for the objects, each cluster node with its objects' majority label
+        # starts (as the other k-means methods: none above MEMBER_STARTS_ROWS distinct rows, then maximin alone):
+        # a member's partition for the objects, each cluster node with its objects' majority label
         coo = H.tocoo()
         inits = []
-        for z in _member_inits(ensemble, k, 3):
+        for z in member_inits(ensemble, k, None):
             # each cluster node's weighted votes, summed in entry order (np.add.at's order, without its slow path)
             votes = np.bincount(coo.col * k + z[coo.row], weights=w[coo.row], minlength=d * k).reshape(d, k)
             inits.append(np.concatenate([z, np.argmax(votes, axis=1)]))

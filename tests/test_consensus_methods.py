@@ -319,9 +319,11 @@ def test_a_basic_start_on_fewer_distinct_rows_than_clusters(name):
     assert labels.tolist() == consensus.get("basic")(n_clusters=3).fit(L).labels_.tolist() == [0, 0, 0, 1]
 
 
-def test_above_its_row_bound_the_basic_start_runs_from_the_maximin_start_alone(monkeypatch):
-    """Below BASIC_START_ROWS distinct rows the start is Basic itself (member starts and maximin); above it,
-    Basic with n_init=0. A hand-made case where the two differ: a member with K clusters that is a worse start."""
+@pytest.mark.parametrize("name", ["basic", "kcc", "spectral", "hbgf", "em", "nmf"])
+def test_above_its_row_bound_the_default_start_is_the_maximin_start_alone(monkeypatch, name):
+    """Below MEMBER_STARTS_ROWS distinct rows the default k-means (and the Basic start of EM and NMF) starts from
+    the members with K clusters and from maximin; above it, from maximin alone, as n_init=0. A hand-made case where
+    the two differ: members with K clusters that are worse starts."""
     from segensemble import Ensemble
     from segensemble.consensus import coassociation
 
@@ -330,10 +332,17 @@ def test_above_its_row_bound_the_basic_start_runs_from_the_maximin_start_alone(m
     ens = Ensemble.from_labels(L)
     thorough = consensus.get("basic")(n_clusters=3).fit(ens).labels_
     alone = consensus.get("basic")(n_clusters=3, n_init=0).fit(ens).labels_
+    assert not np.array_equal(thorough, alone)  # the two starts differ here, so the bound is what decides
     assert coassociation.basic_start(ens, 3).tolist() == thorough.tolist()
-    monkeypatch.setattr(coassociation, "BASIC_START_ROWS", 10)
+    before = consensus.get(name)(n_clusters=3).fit(ens).labels_
+    monkeypatch.setattr(coassociation, "MEMBER_STARTS_ROWS", 10)
     assert coassociation.basic_start(ens, 3).tolist() == alone.tolist()
-    assert not np.array_equal(thorough, alone)  # the two starts differ here, so the bound is what decided
+    assert coassociation.member_inits(ens, 3, None) == [] and len(coassociation.member_inits(ens, 3, 2)) == 2
+    after = consensus.get(name)(n_clusters=3).fit(ens).labels_
+    if name in ("basic", "kcc", "spectral"):  # the same as asking for no member starts
+        assert after.tolist() == consensus.get(name)(n_clusters=3, n_init=0).fit(ens).labels_.tolist()
+    monkeypatch.setattr(coassociation, "MEMBER_STARTS_ROWS", 40)  # at the bound: the member starts, as before
+    assert consensus.get(name)(n_clusters=3).fit(ens).labels_.tolist() == before.tolist()
 
 
 @pytest.mark.parametrize("seed", range(4))
