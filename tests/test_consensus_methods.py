@@ -413,6 +413,22 @@ def test_incidence_t_dot_is_the_sparse_product_bit_for_bit():
         assert np.array_equal(incidence_t_dot(ens)(V), np.asarray(ens.incidence.T.tocsr() @ V))
 
 
+@pytest.mark.parametrize("block", [1, 7, 2048])
+def test_blocked_transpose_is_the_transposed_copy(monkeypatch, block):
+    """incidence_t_dot transposes V in blocks of rows: the array np.ascontiguousarray(V.T), C and Fortran ordered,
+    sizes around the block."""
+    from segensemble.consensus import _incidence
+
+    monkeypatch.setattr(_incidence, "_TRANSPOSE_ROWS", block)
+    rng = np.random.default_rng(13)
+    for n in (0, 1, block - 1, block, block + 1, 3 * block + 5, 5000):
+        for k in (1, 3, 10):
+            V = rng.standard_normal((max(n, 0), k))
+            for W in (V, np.asfortranarray(V)):
+                got = _incidence._transposed(W)
+                assert got.flags.c_contiguous and np.array_equal(got, np.ascontiguousarray(W.T))
+
+
 def test_hgpa_star_graph_is_the_block_matrix_metis_read_before():
     """HGPA's integer star expansion: the CSR structure and integer weights that metis_partition derives from
     bmat([[None, W H], [(W H)^T, None]]) (so METIS, and the labels, are unchanged), abstaining members too."""
