@@ -28,10 +28,13 @@ __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "alig
            "resolve_reference", "borda_points", "confidence"]
 
 REFERENCE = [StrOptions({"largest", "medoid"}), Interval(Integral, 0, None, closed="left")]
+#: (n, K) arrays aligned voting holds at once: reference, one member's memberships, its alignment, the combination.
+ALIGNED_AT_ONCE = 4
 
 
-def member_memberships(ensemble, j: int) -> np.ndarray:
-    """Member j's (n_objects, k_j) memberships: its soft ones, or one-hot of its labels.
+def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.ndarray:
+    """Member j's (n_objects, k_j) memberships: its soft ones, or one-hot of its labels (``at_once``: how many such
+    arrays the caller holds together, for the memory bound; default one per member, as a method keeping all).
 
     Examples
     --------
@@ -41,8 +44,9 @@ def member_memberships(ensemble, j: int) -> np.ndarray:
     """
     if ensemble.memberships is not None and ensemble.memberships[j] is not None:
         return ensemble.memberships[j]
-    check_dense(ensemble.n_objects, ensemble.n_clusters[j] * ensemble.n_members, f"memberships of member {j} "
-                f"({ensemble.n_clusters[j]:,} clusters, one such matrix per member)")
+    held = ensemble.n_members if at_once is None else at_once
+    check_dense(ensemble.n_objects, ensemble.n_clusters[j] * held, f"memberships of member {j} "
+                f"({ensemble.n_clusters[j]:,} clusters, {held} such matrices at once)")
     A = np.zeros((ensemble.n_objects, ensemble.n_clusters[j]))
     A[np.arange(ensemble.n_objects), ensemble.labels[:, j]] = 1.0
     return A
@@ -121,7 +125,7 @@ def resolve_reference(ensemble, reference, n_clusters):
         cand = np.flatnonzero(ks == (ks.max() if n_clusters == "auto" else int(n_clusters)))
         j = int(cand[0]) if len(cand) else None
     if j is not None:
-        return member_memberships(ensemble, j), j
+        return member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), j
     labels = Basic(n_clusters=int(n_clusters)).fit(ensemble).labels_
     return np.eye(int(labels.max()) + 1)[labels], None
 
@@ -213,7 +217,7 @@ class _AlignedVoting(ConsensusClusterer):
         together (10 members of 10^6 objects and 10 clusters: 800 MB), and the sums add them in member order."""
         R, w = self._reference(ensemble), ensemble.weights
         for j in range(ensemble.n_members):
-            yield align_memberships(member_memberships(ensemble, j), R, w)
+            yield align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), R, w)
 
     def _fit(self, ensemble):
         memberships = self._combine(ensemble)
@@ -401,5 +405,5 @@ class DWH(_AlignedVoting):
         t = 1
         for j in others:
             t += 1
-            C = (t - 1) / t * C + align_memberships(member_memberships(ensemble, j), C, w) / t
+            C = (t - 1) / t * C + align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w) / t
         return C
