@@ -19,7 +19,7 @@ from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
 from segensemble.consensus._memory import check_dense, check_eigen
-from segensemble.consensus._incidence import scaled
+from segensemble.consensus._incidence import _transposed, scaled
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters", "basic_start", "MEMBER_STARTS_ROWS"]
 
@@ -151,7 +151,7 @@ def _gram_of_rows(A) -> np.ndarray:
     lo, hi = cols.min(axis=0), cols.max(axis=0) + 1
     if np.any(lo[1:] < hi[:-1]):  # the positions' columns overlap: not one block per position
         return (A.T @ A).toarray()
-    vals = np.ascontiguousarray(vals.T)  # each position's values contiguous: 55 products at m = 10
+    vals = _transposed(vals)  # each position's values contiguous: 55 products at m = 10
     return _block_pair_sums([cols[:, a] - lo[a] for a in range(r)], lo, hi - lo, d,
                             lambda a, b, rows: vals[a] * vals[b])
 
