@@ -116,9 +116,32 @@ def test_pairwise_methods_refuse_beyond_the_dense_limit(monkeypatch):
 
     monkeypatch.setattr(ens_mod, "DENSE_OBJECT_LIMIT", 50)
     L, _ = rpm_ensemble(200, 5, 3, 0.5, rng=0)
-    for name in ("cspa", "eac"):
-        with pytest.raises(InputError, match="limited to 50 objects"):
-            consensus.get(name)(n_clusters=3).fit(L)
+    with pytest.raises(InputError, match="limited to 50 objects"):
+        consensus.get("eac")(n_clusters=3).fit(L)
+
+
+def test_cspa_beyond_the_dense_limit_partitions_its_heaviest_rows_and_places_the_rest(monkeypatch):
+    """Above the dense limit CSPA gives METIS the graph of its heaviest rows only (as the whole graph when they are
+    all the rows); every other row joins the part whose core rows it is most co-associated with in sum — checked
+    against the dense co-association — and the result still recovers the clusters (with 150 of 1 495 rows)."""
+    import segensemble.ensemble as ens_mod
+    from segensemble.consensus import metis
+
+    L, z = rpm_ensemble(3000, 8, 4, 0.3, rng=1)
+    rows, inverse, copies = np.unique(L, axis=0, return_inverse=True, return_counts=True)
+    ens = Ensemble.from_labels(rows, copies.astype(float))
+    X = ens.coassociation()  # before the limit is lowered
+    monkeypatch.setattr(ens_mod, "DENSE_OBJECT_LIMIT", 200)
+    monkeypatch.setattr(metis, "CSPA_CORE_ROWS", 150)
+    got = consensus.get("cspa")(n_clusters=4)._fit(ens)
+    core = np.sort(np.argsort(-ens.weights, kind="stable")[:150])
+    core_only = ens._rows(core, ens.weights[core])
+    monkeypatch.setattr(ens_mod, "DENSE_OBJECT_LIMIT", 16000)
+    assert np.array_equal(got[core], consensus.get("cspa")(n_clusters=4)._fit(core_only))
+    attraction = np.stack([(X[:, core] * (got[core] == p) * ens.weights[core]).sum(axis=1) for p in range(4)], 1)
+    rest = np.setdiff1d(np.arange(len(rows)), core)
+    assert np.array_equal(got[rest], np.argmax(attraction[rest], axis=1))
+    assert adjusted_rand_score(z, got[inverse.ravel()]) > 0.9  # 0.926; the whole graph of 1 495 rows: 0.953
 
 
 def test_correlation_cost_matches_pair_sum():
