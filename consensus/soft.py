@@ -22,7 +22,8 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import hard_and_whole, hard_borda_score, hard_column_counts, matched_columns
+from segensemble.consensus._hard_labels import (ROW_BLOCK, hard_and_whole, hard_borda_score, hard_column_counts,
+                                                matched_columns, row_softmax)
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -47,8 +48,9 @@ def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.nd
     held = ensemble.n_members if at_once is None else at_once
     check_dense(ensemble.n_objects, ensemble.n_clusters[j] * held, f"memberships of member {j} "
                 f"({ensemble.n_clusters[j]:,} clusters, {held} such matrices at once)")
-    A = np.zeros((ensemble.n_objects, ensemble.n_clusters[j]))
-    A[np.arange(ensemble.n_objects), ensemble.labels[:, j]] = 1.0
+    n, k = ensemble.n_objects, ensemble.n_clusters[j]
+    A = np.zeros((n, k))
+    A.reshape(-1)[np.arange(0, n * k, k) + ensemble.member_labels[j]] = 1.0  # one flat index: no 2-D fancy index
     return A
 
 
@@ -67,9 +69,8 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     Returns
     -------
     (n, K) array
-        Column c holds the member's cluster matched to reference cluster c by
-        the Hungarian method on the overlap ``A^T W reference`` (zero if none),
-        plus any unmatched clusters whose largest overlap is with c.
+        Column c holds the member's cluster matched to reference cluster c by the Hungarian method on the
+        overlap ``A^T W reference`` (zero if none), plus any unmatched clusters whose largest overlap is with c.
 
     Examples
     --------
@@ -80,8 +81,10 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     """
     target = matched_columns(A.T @ (reference * weights[:, None]))
     out = np.zeros((A.shape[0], reference.shape[1]))
-    for c in range(A.shape[1]):
-        out[:, target[c]] += A[:, c]
+    for s in range(0, A.shape[0], ROW_BLOCK):  # the same additions, on rows that stay in cache
+        o, a = out[s:s + ROW_BLOCK], A[s:s + ROW_BLOCK]
+        for c in range(A.shape[1]):
+            o[:, target[c]] += a[:, c]
     return out
 
 
@@ -115,10 +118,8 @@ def resolve_reference(ensemble, reference, n_clusters):
         if j >= ensemble.n_members:
             raise InputError(f"reference: expected a member index below {ensemble.n_members}, got {j}")
         if n_clusters != "auto" and ks[j] != int(n_clusters):
-            raise InputError(
-                f"reference: member {j} has {ks[j]} clusters but n_clusters={n_clusters}; "
-                "give n_clusters='auto' or another reference"
-            )
+            raise InputError(f"reference: member {j} has {ks[j]} clusters but n_clusters={n_clusters}; "
+                             "give n_clusters='auto' or another reference")
     elif reference == "medoid":
         j, _ = medoid_member(ensemble, n_clusters)
     else:
@@ -191,12 +192,6 @@ def confidence(memberships, kind: str = "max") -> np.ndarray:
     raise InputError(f"kind: expected 'max' or 'entropy', got {kind!r}")
 
 
-def _softmax(S):
-    S = S - S.max(axis=1, keepdims=True)
-    E = np.exp(S)
-    return E / E.sum(axis=1, keepdims=True)
-
-
 class _AlignedVoting(ConsensusClusterer):
     """Shared parameters and alignment of the soft voting methods."""
 
@@ -213,8 +208,7 @@ class _AlignedVoting(ConsensusClusterer):
         return R
 
     def _aligned(self, ensemble):
-        """The members' aligned memberships, one at a time: the (n, K) arrays of all m members are never held
-        together (10 members of 10^6 objects and 10 clusters: 800 MB), and the sums add them in member order."""
+        """The members' aligned memberships one at a time (never all m together: 800 MB at 10^6, K = m = 10)."""
         R, w = self._reference(ensemble), ensemble.weights
         for j in range(ensemble.n_members):
             yield align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), R, w)
@@ -295,7 +289,7 @@ class Borda(_AlignedVoting):
             score = hard_borda_score(ensemble, self._reference(ensemble))
         else:
             score = sum(borda_points(A, w) for A in self._aligned(ensemble))
-        memberships = _softmax(score / (ensemble.n_members * w.sum()) / self.temperature)
+        memberships = row_softmax(score, ensemble.n_members * w.sum(), self.temperature)
         return FitResult(np.argmax(score, axis=1), {"memberships_": memberships, "scores_": score})
 
 
@@ -369,8 +363,8 @@ class VoteProduct(_AlignedVoting):
             for r in range(1, m + 1):
                 partial[r] = partial[r - 1] + np.log(self.eps)
             counts = hard_column_counts(ensemble, self._reference(ensemble))
-            return _softmax(partial[m - counts.astype(np.intp)])
-        return _softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
+            return row_softmax(partial[m - counts.astype(np.intp)])
+        return row_softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 
 
 @REGISTRY.register("dwh")
@@ -403,7 +397,9 @@ class DWH(_AlignedVoting):
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
         t = 1
-        for j in others:
+        for j in others:  # C = (t - 1) / t * C + aligned / t, in place after the first (the same operations)
             t += 1
-            C = (t - 1) / t * C + align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w) / t
+            aligned = align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w)
+            C = np.multiply(C, (t - 1) / t, out=None if t == 2 else C)
+            C += np.divide(aligned, t, out=aligned)
         return C

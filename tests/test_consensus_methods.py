@@ -72,6 +72,22 @@ def test_mirkin_distance_matches_pair_counting():
     assert D[0, 1] == disagree
 
 
+def test_mirkin_distance_counted_in_blocks_of_objects_is_the_pair_count(monkeypatch):
+    """With whole weights the counts are summed a block of objects at a time (7 here, a shorter last block): the
+    same numbers as the weighted pair count; fractional weights keep the one-pass sums."""
+    from segensemble.consensus import bestofk
+
+    monkeypatch.setattr(bestofk, "MIRKIN_BLOCK", 7)
+    rng = np.random.default_rng(4)
+    L = np.stack([rng.integers(0, 3, 30), rng.integers(0, 5, 30), rng.integers(0, 2, 30)], axis=1)
+    for w in (rng.integers(1, 4, 30).astype(float), rng.random(30) + 0.5):
+        D = mirkin_distance_matrix(Ensemble.from_labels(L, w))
+        for a, b in ((0, 1), (0, 2), (1, 2)):
+            x, y = L[:, a], L[:, b]
+            same = (x[:, None] == x[None, :]) != (y[:, None] == y[None, :])
+            assert D[a, b] == pytest.approx(float(w @ same @ w), rel=1e-12)
+
+
 def test_mirkin_distance_with_many_labels_counts_only_the_pairs_that_occur():
     # 60 objects, members of 40-60 labels: ka x kb cells (up to 3 600) above 4 n + 1 024, the sparse path
     rng = np.random.default_rng(3)

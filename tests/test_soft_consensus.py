@@ -188,3 +188,41 @@ def test_voting_from_hard_labels_equals_voting_on_aligned_one_hot_memberships(na
         assert a.reference_ == b.reference_
         if name == "borda":
             assert np.array_equal(a.scores_, b.scores_)
+
+
+def test_dwh_leaves_the_reference_members_memberships_as_given():
+    """DWH's running average starts from the reference's memberships and is then updated in place: the member's
+    own array (the ensemble's) must not be the one written to."""
+    ens = Ensemble(np.array([[0, 0, 1], [0, 1, 1], [1, 1, 0], [1, 0, 0]]),
+                   memberships=[np.array([[0.9, 0.1], [0.6, 0.4], [0.2, 0.8], [0.3, 0.7]]), None, None])
+    before = ens.memberships[0].copy()
+    est = consensus.get("dwh")(n_clusters=2, reference=0).fit(ens)
+    assert np.array_equal(ens.memberships[0], before)
+    # (t - 1) / t C + A_t / t over members 1 and 2, each aligned to the running C
+    assert np.allclose(est.memberships_.sum(axis=1), 1.0) and est.labels_.tolist() == [0, 0, 1, 1]
+
+
+def test_row_block_helpers_equal_their_whole_array_definitions(monkeypatch):
+    """The aligned voting helpers work on blocks of rows (cache-sized); with blocks of 3 rows they must give the
+    plain whole-array results on a table of 10 rows (a last, shorter block included)."""
+    from segensemble.consensus import _hard_labels
+
+    monkeypatch.setattr(_hard_labels, "ROW_BLOCK", 3)
+    rng = np.random.default_rng(0)
+    table, columns, values = rng.random((10, 4)), rng.integers(0, 4, 10), rng.random(10)
+    expected = table.copy()
+    expected[np.arange(10), columns] += values
+    _hard_labels.add_in_columns(table, columns, values)
+    assert np.array_equal(table, expected)
+    counts = np.zeros((10, 4), dtype=np.uint8)
+    _hard_labels.add_in_columns(counts, columns, 1)
+    assert counts.sum() == 10 and np.array_equal(np.argmax(counts, axis=1), columns)
+    S = rng.normal(size=(10, 4)) * 20
+    E = np.exp(S / 2.0 / 0.5 - (S / 2.0 / 0.5).max(axis=1, keepdims=True))
+    assert np.allclose(_hard_labels.row_softmax(S, 2.0, 0.5), E / E.sum(axis=1, keepdims=True), rtol=0, atol=1e-15)
+    import segensemble.consensus.soft as soft
+
+    A, R = rng.random((10, 3)), np.eye(2)[rng.integers(0, 2, 10)]
+    whole = align_memberships(A, R, np.ones(10))  # one block of 4 096 rows
+    monkeypatch.setattr(soft, "ROW_BLOCK", 3)
+    assert np.array_equal(align_memberships(A, R, np.ones(10)), whole)
