@@ -16,13 +16,13 @@ from segensemble.consensus import _memory
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.coassociation import _gram, _resolve_k
 
-__all__ = ["CSPA", "CSPA_COPIES_LIMIT", "CSPA_CORE_ROWS", "HGPA", "HGPA_CORE_ROWS", "HGPA_METIS_ROWS", "MCLA", "metis_partition"]
+__all__ = ["CSPA", "CSPA_COPIES_LIMIT", "CSPA_CORE_ROWS", "HGPA", "HGPA_CORE_ROWS", "HGPA_METIS_ROWS", "MCLA",
+           "metis_partition"]
 
 #: CSPA partitions one vertex per object copy up to this many copies (the graph has up to copies^2 edges:
 #: 12 M and 1.6 s for 5 000 objects of the random perturbation model).
 CSPA_COPIES_LIMIT = 5000
-#: Beyond the dense limits CSPA partitions the graph of this many heaviest rows (4 M edges); the rest join it.
-CSPA_CORE_ROWS = 2000
+CSPA_CORE_ROWS = 2000  #: beyond its dense limits CSPA partitions the graph of this many heaviest rows
 
 #: HGPA gives METIS the star expansion of every distinct label row up to this many rows; above it, of the
 #: :data:`HGPA_CORE_ROWS` heaviest rows only (METIS on the whole star is far from linear: its hyperedge vertices

@@ -22,8 +22,8 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import (ROW_BLOCK, hard_and_whole, hard_borda_score, hard_column_counts,
-                                                matched_columns, row_softmax)
+from segensemble.consensus._hard_labels import (aligned_blocks, hard_and_whole, hard_borda_score, hard_column_counts,
+                                                row_softmax)
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -79,12 +79,9 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     >>> align_memberships(A, R, np.ones(4)).tolist()
     [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
     """
-    target = matched_columns(A.T @ (reference * weights[:, None]))
-    out = np.zeros((A.shape[0], reference.shape[1]))
-    for s in range(0, A.shape[0], ROW_BLOCK):  # the same additions, on rows that stay in cache
-        o, a = out[s:s + ROW_BLOCK], A[s:s + ROW_BLOCK]
-        for c in range(A.shape[1]):
-            o[:, target[c]] += a[:, c]
+    out = np.empty((A.shape[0], reference.shape[1]))
+    for s, block in aligned_blocks(A, reference, weights):
+        out[s:s + len(block)] = block
     return out
 
 
@@ -362,8 +359,8 @@ class VoteProduct(_AlignedVoting):
             partial = np.zeros(m + 1)
             for r in range(1, m + 1):
                 partial[r] = partial[r - 1] + np.log(self.eps)
-            counts = hard_column_counts(ensemble, self._reference(ensemble))
-            return row_softmax(partial[m - counts.astype(np.intp)])
+            counts = hard_column_counts(ensemble, self._reference(ensemble), small=True)  # 0..m: no float copies
+            return row_softmax(partial[m - counts])
         return row_softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 
 
@@ -397,9 +394,11 @@ class DWH(_AlignedVoting):
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
         t = 1
-        for j in others:  # C = (t - 1) / t * C + aligned / t, in place after the first (the same operations)
+        for j in others:  # C = (t - 1) / t * C + aligned / t, in place (on a copy of the reference's memberships)
             t += 1
-            aligned = align_memberships(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w)
-            C = np.multiply(C, (t - 1) / t, out=None if t == 2 else C)
-            C += np.divide(aligned, t, out=aligned)
+            C = C.copy() if t == 2 else C
+            for s, block in aligned_blocks(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w):
+                rows = C[s:s + len(block)]  # the overlap with the whole of C is taken before the first block
+                np.multiply(rows, (t - 1) / t, out=rows)
+                rows += np.divide(block, t, out=block)
         return C

@@ -204,11 +204,17 @@ def test_dwh_leaves_the_reference_members_memberships_as_given():
 
 def test_row_block_helpers_equal_their_whole_array_definitions(monkeypatch):
     """The aligned voting helpers work on blocks of rows (cache-sized); with blocks of 3 rows they must give the
-    plain whole-array results on a table of 10 rows (a last, shorter block included)."""
+    plain whole-array results on tables of 10-20 rows (a last, shorter block included)."""
     from segensemble.consensus import _hard_labels
 
-    monkeypatch.setattr(_hard_labels, "ROW_BLOCK", 3)
     rng = np.random.default_rng(0)
+    A, R = rng.random((10, 3)), np.eye(2)[rng.integers(0, 2, 10)]
+    whole = align_memberships(A, R, np.ones(10))  # one block of 4 096 rows
+    L = rng.integers(0, 3, (20, 5))
+    dwh = consensus.get("dwh")(n_clusters=3).fit(L).memberships_
+    monkeypatch.setattr(_hard_labels, "ROW_BLOCK", 3)
+    assert np.array_equal(align_memberships(A, R, np.ones(10)), whole)
+    assert consensus.get("dwh")(n_clusters=3).fit(L).memberships_.tobytes() == dwh.tobytes()
     table, columns, values = rng.random((10, 4)), rng.integers(0, 4, 10), rng.random(10)
     expected = table.copy()
     expected[np.arange(10), columns] += values
@@ -220,9 +226,3 @@ def test_row_block_helpers_equal_their_whole_array_definitions(monkeypatch):
     S = rng.normal(size=(10, 4)) * 20
     E = np.exp(S / 2.0 / 0.5 - (S / 2.0 / 0.5).max(axis=1, keepdims=True))
     assert np.allclose(_hard_labels.row_softmax(S, 2.0, 0.5), E / E.sum(axis=1, keepdims=True), rtol=0, atol=1e-15)
-    import segensemble.consensus.soft as soft
-
-    A, R = rng.random((10, 3)), np.eye(2)[rng.integers(0, 2, 10)]
-    whole = align_memberships(A, R, np.ones(10))  # one block of 4 096 rows
-    monkeypatch.setattr(soft, "ROW_BLOCK", 3)
-    assert np.array_equal(align_memberships(A, R, np.ones(10)), whole)
