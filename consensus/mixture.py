@@ -13,6 +13,9 @@ from segensemble.consensus.coassociation import basic_start
 
 __all__ = ["EM"]
 
+#: Objects EM's E step works on at a time: the (n, K) passes over 10^6 objects missed the cache.
+EM_BLOCK = 8192
+
 
 @REGISTRY.register("em")
 class EM(ConsensusClusterer):
@@ -81,40 +84,48 @@ class EM(ConsensusClusterer):
     def _fit(self, ensemble):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
-        L, w, ks = ensemble.labels, ensemble.weights, ensemble.n_clusters
-        (n, m), columns = L.shape, ensemble.member_labels  # each member's labels read whole every iteration
+        L, w, ks, off = ensemble.labels, ensemble.weights, ensemble.n_clusters, ensemble.offsets
+        (n, m), columns = L.shape, ensemble.member_labels
+        HT = ensemble.incidence.T.tocsr()  # each member cluster's objects, in increasing order
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf
         # (n, K) arrays written in place each iteration (the values of the plain expressions in the comments,
         # operation by operation), not a dozen fresh ones of that size per iteration
-        Rw, logp, picked, RwT = np.empty((n, k)), np.empty((n, k)), np.empty((n, k)), np.empty((k, n))
+        Rw, logp, top, norm = np.empty((n, k)), np.empty((n, k)), np.empty(n), np.empty(n)
         for it in range(self.max_iter):
             np.multiply(R, w[:, None], out=Rw)  # Rw = R * w[:, None]
             tot = Rw.sum(axis=0)
             alpha = (tot + self.smoothing) / (tot.sum() + k * self.smoothing)
-            logp[:] = np.log(alpha)  # np.tile(np.log(alpha), (n, 1))
-            RwT[:] = Rw.T  # one transposed copy: each member's bincounts read its rows whole
+            # the responsibilities summed per member cluster, in object order: np.bincount(lj, weights=Rw[:, c])
+            # for every member and component, as one sparse product (its sums start at 0 and add in that order)
+            counts = HT @ Rw
+            log_theta = []
             for j in range(m):
-                lj, rjT, tj, at = columns[j], RwT, tot, slice(None)
                 if ks[j] == 0:  # a member that labels nothing
+                    log_theta.append(None)
                     continue
-                if lj.min() < 0:  # the objects this member labels
-                    at = lj >= 0
-                    lj, rjT = lj[at], RwT[:, at]
-                    tj = Rw[at].sum(axis=0)
-                # the responsibilities summed per label, in object order (as np.add.at, without its slow path)
-                counts = np.stack([np.bincount(lj, weights=rjT[c], minlength=ks[j]) for c in range(k)], axis=1)
-                theta = (counts + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
-                if isinstance(at, slice):  # logp += np.log(theta)[lj]
-                    logp += np.take(np.log(theta), lj, axis=0, out=picked, mode="clip")  # labels in range: unbuffered
-                else:
-                    logp[at] += np.log(theta)[lj]
-            top = logp.max(axis=1, keepdims=True)
-            lik = np.exp(np.subtract(logp, top, out=logp), out=logp)  # np.exp(logp - top)
-            norm = lik.sum(axis=1, keepdims=True)
-            R = np.divide(lik, norm, out=R)  # lik / norm
-            ll = float(np.sum(w * (top[:, 0] + np.log(norm[:, 0]))) / w.sum())
+                tj = tot if columns[j].min() >= 0 else Rw[columns[j] >= 0].sum(axis=0)  # the objects it labels
+                theta = (counts[off[j]:off[j + 1]] + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
+                log_theta.append(np.log(theta))
+            for s in range(0, n, EM_BLOCK):  # the E step, EM_BLOCK rows at a time (in cache): the same operations
+                lp, rows = logp[s:s + EM_BLOCK], slice(s, s + EM_BLOCK)
+                lp[:] = np.log(alpha)  # np.tile(np.log(alpha), (n, 1))
+                for j, lt in enumerate(log_theta):
+                    if lt is None:
+                        continue
+                    lj = columns[j][rows]
+                    if lj.min() >= 0:  # logp += np.log(theta)[lj]
+                        lp += np.take(lt, lj, axis=0, mode="clip")  # labels in range: unbuffered
+                    else:
+                        at = lj >= 0
+                        lp[at] += lt[lj[at]]
+                t = lp.max(axis=1, keepdims=True)
+                lik = np.exp(np.subtract(lp, t, out=lp), out=lp)  # np.exp(logp - top)
+                nm = lik.sum(axis=1, keepdims=True)
+                np.divide(lik, nm, out=R[rows])  # lik / norm
+                top[rows], norm[rows] = t[:, 0], nm[:, 0]
+            ll = float(np.sum(w * (top + np.log(norm))) / w.sum())
             if ll - last < self.tol:
                 break
             last = ll

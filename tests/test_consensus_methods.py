@@ -107,6 +107,39 @@ def test_em_memberships_and_likelihood():
     assert np.isfinite(est.log_likelihood_) and est.n_iter_ >= 1
 
 
+def test_em_one_iteration_is_the_mixture_update_by_hand(monkeypatch):
+    """One EM step from the Basic start, written out object by object (Topchy, Jain & Punch's updates with the
+    Dirichlet pseudo-count; a member that abstains is left out of the object's likelihood and of its label
+    frequencies; weights count as copies); the E step in blocks of 7 objects gives the same bits as in one."""
+    from segensemble.consensus import mixture
+    from segensemble.segmentation import canonical_codes
+
+    rng = np.random.default_rng(6)
+    L = rng.integers(0, 3, (40, 3))
+    L[:, 1:][rng.random((40, 2)) < 0.25] = -1
+    w, s = rng.integers(1, 4, 40).astype(float), 1e-3
+    ens = Ensemble.from_labels(L, w)
+    est = consensus.get("em")(n_clusters=3, max_iter=1, smoothing=s).fit(ens)
+    R = np.eye(3)[consensus.get("basic")(n_clusters=3).fit(ens).labels_]
+    Rw = R * w[:, None]
+    logp = np.tile(np.log((Rw.sum(axis=0) + s) / (w.sum() + 3 * s)), (40, 1))
+    for j, kj in enumerate(ens.n_clusters):
+        lab = ens.labels[:, j]
+        theta = np.array([Rw[lab == v].sum(axis=0) + s for v in range(kj)]) / (Rw[lab >= 0].sum(axis=0) + kj * s)
+        logp[lab >= 0] += np.log(theta[lab[lab >= 0]])
+    P = np.exp(logp - logp.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    labels, old = canonical_codes(np.argmax(P, axis=1), 3)
+    assert np.array_equal(est.labels_, labels)
+    assert np.allclose(est.memberships_, P[:, old], rtol=0, atol=1e-12)
+    monkeypatch.setattr(mixture, "EM_BLOCK", 7)
+    blocked = consensus.get("em")(n_clusters=3, smoothing=s).fit(ens)
+    monkeypatch.setattr(mixture, "EM_BLOCK", 8192)
+    whole = consensus.get("em")(n_clusters=3, smoothing=s).fit(ens)
+    assert blocked.memberships_.tobytes() == whole.memberships_.tobytes()
+    assert blocked.log_likelihood_ == whole.log_likelihood_ and blocked.n_iter_ == whole.n_iter_
+
+
 def test_vote_reference_and_memberships():
     L, z = rpm_ensemble(200, 8, 3, 0.3, rng=4)
     est = consensus.get("vote")(n_clusters=3).fit(L)
