@@ -89,14 +89,13 @@ def add_in_columns(table, columns, values) -> None:
         block[starts[:len(block) // k] + columns[s:s + ROW_BLOCK]] += values if scalar else values[s:s + ROW_BLOCK]
 
 
-def hard_column_counts(ensemble, reference, *, small: bool = False) -> np.ndarray:
+def hard_column_counts(ensemble, reference) -> np.ndarray:
     """(n, K) number of members whose aligned label of each object is each column: the sum of the aligned
-    one-hot memberships (sums of zeros and ones, exact); as floats, or (``small``) in the smallest unsigned
-    integer type holding the number of members, as they are counted."""
+    one-hot memberships, as counted, in the smallest unsigned integer type holding the number of members."""
     counts = np.zeros((ensemble.n_objects, reference.shape[1]), dtype=np.min_scalar_type(ensemble.n_members))
     for column in hard_aligned_columns(ensemble, reference):
         add_in_columns(counts, column, 1)
-    return counts if small else counts.astype(np.float64)
+    return counts
 
 
 def hard_borda_score(ensemble, reference) -> np.ndarray:

@@ -314,7 +314,7 @@ class VoteSum(_AlignedVoting):
 
     def _combine(self, ensemble):
         if hard_and_whole(ensemble):  # the same sums of zeros and ones, from the labels
-            return hard_column_counts(ensemble, self._reference(ensemble)) / ensemble.n_members
+            return hard_column_counts(ensemble, self._reference(ensemble)) / np.float64(ensemble.n_members)
         return sum(self._aligned(ensemble)) / ensemble.n_members
 
 
@@ -359,7 +359,7 @@ class VoteProduct(_AlignedVoting):
             partial = np.zeros(m + 1)
             for r in range(1, m + 1):
                 partial[r] = partial[r - 1] + np.log(self.eps)
-            counts = hard_column_counts(ensemble, self._reference(ensemble), small=True)  # 0..m: no float copies
+            counts = hard_column_counts(ensemble, self._reference(ensemble))  # 0..m, small integers
             return row_softmax(partial[m - counts])
         return row_softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 
