@@ -557,3 +557,11 @@ def test_edges_writes_the_ucm2_hierarchy_the_benchmark_reads(tmp_path, image_fil
     assert max(row["covering"] for row in json.loads(result.stdout)) > 0.9  # the blocks are found at some cut
     assert "--ucm2" in _bad(["edges", str(image_file), "-o", str(out), "--ucm2", str(tmp_path / "u.txt")], tmp_path,
                             "u.txt")
+
+
+def test_fuse_on_a_folder_with_an_output_file_points_at_out_dir(tmp_path, image_file):
+    """A folder of photos with -o (a user's first try) names --out-dir, not the file ending it did not give."""
+    line = _bad(["fuse", str(tmp_path), "-o", str(tmp_path / "out")], tmp_path, "out")
+    assert "is a folder" in line and "--out-dir" in line
+    line = _bad(["fuse", str(tmp_path)], tmp_path, "out")
+    assert "is a folder" in line and "--out-dir" in line

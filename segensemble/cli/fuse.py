@@ -155,6 +155,9 @@ def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, 
         raise InputError("--unlabeled: only with --inputs (the label value that means 'unlabelled' in those files)")
     if scheduler is not None:
         raise InputError("--scheduler: only with --out-dir (many images)")
+    if not inputs and len(paths) == 1 and Path(paths[0]).is_dir():
+        raise InputError(f"PATHS: {str(paths[0])!r} is a folder: fuse its images with --out-dir DIR (one label map "
+                         f"each); -o writes the map of one image")
     if output is None:
         raise InputError("--output: give the label map to write (-o fused.png), or --out-dir for many images")
     check_output(output)
