@@ -24,7 +24,7 @@ EIGEN_LIMIT = 8000
 #: Methods whose memory is linear in the number of objects and member clusters (named in the errors).
 SCALABLE_METHODS = ("hgpa", "kcc", "sccc", "bestofk", "merge")
 #: Methods whose memory is linear in the number of objects (named when a pairwise matrix is refused).
-OBJECT_SCALABLE_METHODS = ("basic", "kcc", "mcla", "vote", "hbgf", "hgpa")
+OBJECT_SCALABLE_METHODS = ("basic", "kcc", "mcla", "vote", "hbgf", "hgpa", "cspa")
 
 
 def _advice() -> str:
