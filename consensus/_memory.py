@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from segensemble.errors import InputError
 
-__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "OBJECT_SCALABLE_METHODS", "check_dense", "check_eigen"]
+__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "OBJECT_SCALABLE_METHODS", "check_dense", "check_eigen",
+           "dense_fits"]
 
 #: Bytes that one dense intermediate (with its working copies) may take.
 MEMORY_LIMIT = 2 * 1024**3
@@ -32,6 +33,18 @@ def _advice() -> str:
             f"that scales to many labels: {', '.join(SCALABLE_METHODS)} (bestofk with n_clusters='auto')")
 
 
+def dense_fits(rows: int, cols: int, *, copies: float = 1.0) -> bool:
+    """Whether a dense float64 (rows x cols) intermediate with ``copies`` working copies is within
+    :data:`MEMORY_LIMIT` (what :func:`check_dense` refuses otherwise).
+
+    Examples
+    --------
+    >>> dense_fits(1000, 1000), dense_fits(70000, 70000)
+    (True, False)
+    """
+    return 8.0 * rows * cols * copies <= MEMORY_LIMIT
+
+
 def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwise: bool = False) -> None:
     """Refuse a dense float64 (rows x cols) intermediate above :data:`MEMORY_LIMIT` (``copies`` working copies).
 
@@ -46,8 +59,8 @@ def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwis
     ...
     segensemble.errors.InputError: one-hot memberships of member 0: a dense 70,000 x 70,000 matrix needs about 36.5 GiB, ...
     """
-    need = 8.0 * rows * cols * copies
-    if need > MEMORY_LIMIT:
+    if not dense_fits(rows, cols, copies=copies):
+        need = 8.0 * rows * cols * copies
         advice = (f"fewer distinct objects, or a method that works through the incidence matrix: "
                   f"{', '.join(OBJECT_SCALABLE_METHODS)}") if pairwise else _advice()
         raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about {need / 2**30:.1f} GiB, above the "

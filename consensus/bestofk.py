@@ -28,18 +28,13 @@ def mirkin_distance_matrix(ensemble) -> np.ndarray:
     """
     w, ks, m, n = ensemble.weights, ensemble.n_clusters, ensemble.n_members, ensemble.n_objects
     pairs = [(a, b) for a in range(m) for b in range(a + 1, m)]
-    if n > MIRKIN_BLOCK and all(ks[a] * ks[b] <= 4 * n + 1024 for a, b in pairs) and _whole(w):
-        counts, joint = _blocked_counts(ensemble, pairs)
-    else:
-        cols = [np.ascontiguousarray(lab, dtype=np.int64) for lab in ensemble.member_labels]
-        counts = [np.bincount(cols[j], weights=w, minlength=ks[j]) for j in range(m)]
-        joint = {}
-        for a, b in pairs:
-            code = cols[a] * ks[b] + cols[b]
-            if ks[a] * ks[b] <= 4 * len(code) + 1024:
-                joint[a, b] = np.bincount(code, weights=w, minlength=ks[a] * ks[b])
-            else:  # many labels (a colour PNG): only the pairs that occur, never ka x kb cells
-                joint[a, b] = np.bincount(np.unique(code, return_inverse=True)[1], weights=w)
+    small = [(a, b) for a, b in pairs if ks[a] * ks[b] <= 4 * n + 1024]
+    # in blocks when the weights are whole (exact integers in any order), else in one pass: the same numbers
+    counts, joint = _counts(ensemble, small, MIRKIN_BLOCK if _whole(w) else max(n, 1))
+    for a, b in pairs:
+        if (a, b) not in joint:  # many labels (a colour PNG): only the pairs that occur, never ka x kb cells
+            code = ensemble.member_labels[a].astype(np.int64) * ks[b] + ensemble.member_labels[b]
+            joint[a, b] = np.bincount(np.unique(code, return_inverse=True)[1], weights=w)
     self_sq = np.array([np.sum(c**2) for c in counts])
     D = np.zeros((m, m))
     for a, b in pairs:
@@ -52,16 +47,16 @@ def _whole(w) -> bool:
     return bool(np.all(w == np.round(w))) and float(w.sum()) < 2.0**53
 
 
-def _blocked_counts(ensemble, pairs):
-    """The weighted label counts and joint tables of :func:`mirkin_distance_matrix`, :data:`MIRKIN_BLOCK` objects
-    at a time (they stay in cache: half the time at 10^6 objects); exact integers, so the same numbers."""
-    w, ks, m = ensemble.weights, ensemble.n_clusters, ensemble.n_members
+def _counts(ensemble, pairs, rows: int):
+    """The weighted label counts of every member and the joint tables of ``pairs`` for
+    :func:`mirkin_distance_matrix`, ``rows`` objects at a time (blocks stay in cache: half the time at 10^6)."""
+    w, ks = ensemble.weights, ensemble.n_clusters
     counts = [np.zeros(k) for k in ks]
     joint = {(a, b): np.zeros(ks[a] * ks[b]) for a, b in pairs}
-    for s in range(0, ensemble.n_objects, MIRKIN_BLOCK):
-        block, wb = ensemble.member_labels[:, s:s + MIRKIN_BLOCK].astype(np.int64), w[s:s + MIRKIN_BLOCK]
-        for j in range(m):
-            counts[j] += np.bincount(block[j], weights=wb, minlength=ks[j])
+    for s in range(0, ensemble.n_objects, rows):
+        block, wb = ensemble.member_labels[:, s:s + rows].astype(np.int64), w[s:s + rows]
+        for j, lab in enumerate(block):
+            counts[j] += np.bincount(lab, weights=wb, minlength=ks[j])
         for a, b in pairs:
             joint[a, b] += np.bincount(block[a] * ks[b] + block[b], weights=wb, minlength=ks[a] * ks[b])
     return counts, joint

@@ -237,7 +237,7 @@ class CSPA(_MetisConsensus):
 
 def _dense_fits(n: int) -> bool:
     """Whether CSPA's dense graph of ``n`` objects is within the dense co-association limits."""
-    return n <= _ensemble.DENSE_OBJECT_LIMIT and 8.0 * n * n * 6 <= _memory.MEMORY_LIMIT
+    return n <= _ensemble.DENSE_OBJECT_LIMIT and _memory.dense_fits(n, n, copies=6)
 
 
 @REGISTRY.register("hgpa")

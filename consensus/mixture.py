@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from segensemble.constraints import Interval
 
+from segensemble.consensus._incidence import incidence_t_dot
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import basic_start
@@ -84,9 +85,10 @@ class EM(ConsensusClusterer):
     def _fit(self, ensemble):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
-        L, w, ks, off = ensemble.labels, ensemble.weights, ensemble.n_clusters, ensemble.offsets
-        (n, m), columns = L.shape, ensemble.member_labels
-        HT = ensemble.incidence.T.tocsr()  # each member cluster's objects, in increasing order
+        w, ks, off, columns = ensemble.weights, ensemble.n_clusters, ensemble.offsets, ensemble.member_labels
+        n, m = len(w), len(columns)
+        incidence_t = incidence_t_dot(ensemble)
+        labels_all = [bool(lab.min() >= 0) for lab in columns]  # members that label every object
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf
@@ -97,15 +99,13 @@ class EM(ConsensusClusterer):
             np.multiply(R, w[:, None], out=Rw)  # Rw = R * w[:, None]
             tot = Rw.sum(axis=0)
             alpha = (tot + self.smoothing) / (tot.sum() + k * self.smoothing)
-            # the responsibilities summed per member cluster, in object order: np.bincount(lj, weights=Rw[:, c])
-            # for every member and component, as one sparse product (its sums start at 0 and add in that order)
-            counts = HT @ Rw
+            counts = incidence_t(Rw)  # the responsibilities summed per member cluster, in object order
             log_theta = []
             for j in range(m):
                 if ks[j] == 0:  # a member that labels nothing
                     log_theta.append(None)
                     continue
-                tj = tot if columns[j].min() >= 0 else Rw[columns[j] >= 0].sum(axis=0)  # the objects it labels
+                tj = tot if labels_all[j] else Rw[columns[j] >= 0].sum(axis=0)  # the objects it labels
                 theta = (counts[off[j]:off[j + 1]] + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
                 log_theta.append(np.log(theta))
             for s in range(0, n, EM_BLOCK):  # the E step, EM_BLOCK rows at a time (in cache): the same operations
@@ -115,7 +115,7 @@ class EM(ConsensusClusterer):
                     if lt is None:
                         continue
                     lj = columns[j][rows]
-                    if lj.min() >= 0:  # logp += np.log(theta)[lj]
+                    if labels_all[j]:  # logp += np.log(theta)[lj]
                         lp += np.take(lt, lj, axis=0, mode="clip")  # labels in range: unbuffered
                     else:
                         at = lj >= 0

@@ -22,8 +22,8 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import (aligned_blocks, hard_and_whole, hard_borda_score, hard_column_counts,
-                                                row_softmax)
+from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, hard_and_whole, hard_borda_score,
+                                                hard_column_counts, row_softmax)
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -48,9 +48,8 @@ def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.nd
     held = ensemble.n_members if at_once is None else at_once
     check_dense(ensemble.n_objects, ensemble.n_clusters[j] * held, f"memberships of member {j} "
                 f"({ensemble.n_clusters[j]:,} clusters, {held} such matrices at once)")
-    n, k = ensemble.n_objects, ensemble.n_clusters[j]
-    A = np.zeros((n, k))
-    A.reshape(-1)[np.arange(0, n * k, k) + ensemble.member_labels[j]] = 1.0  # one flat index: no 2-D fancy index
+    A = np.zeros((ensemble.n_objects, ensemble.n_clusters[j]))
+    add_in_columns(A, ensemble.member_labels[j], 1.0)
     return A
 
 
@@ -393,10 +392,9 @@ class DWH(_AlignedVoting):
         C, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
-        t = 1
-        for j in others:  # C = (t - 1) / t * C + aligned / t, in place (on a copy of the reference's memberships)
+        t, C = 1, C.copy()  # C = (t - 1) / t * C + aligned / t, in place on a copy of the reference's memberships
+        for j in others:
             t += 1
-            C = C.copy() if t == 2 else C
             for s, block in aligned_blocks(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w):
                 rows = C[s:s + len(block)]  # the overlap with the whole of C is taken before the first block
                 np.multiply(rows, (t - 1) / t, out=rows)
