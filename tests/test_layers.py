@@ -18,7 +18,7 @@ PACKAGES = {"segensemble": REPO / "segensemble", "segensemble.segmenters": REPO 
 #: ``--version`` and ``--help`` import none of them).
 #: The package's front door defers its heavy names by PEP 562 and declares them under ``TYPE_CHECKING``.
 DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projective": 2,
-             "segensemble.cli._deferred": 18}
+             "segensemble.cli._deferred": 17}
 
 
 def _modules() -> dict:

@@ -23,7 +23,7 @@ from segensemble.batch.tasks import check_scheduler, input_digests, resume_tasks
 from segensemble.atomic import atomic_write_text
 from segensemble.errors import InputError, renamed_keywords
 from segensemble.io import IMAGE_SUFFIXES, MAX_PIXELS, decode_image, write_array, write_image, write_labels
-from segensemble.batch.report import overlay_boundaries
+from segensemble.batch.drawing import overlay_boundaries
 from segensemble.pipeline.imagesize import read_unoriented
 from segensemble.validation import check_distinct_paths, check_output_path
 from segensemble.pipeline.recipes import Recipe, load_recipe, recipe_from_mapping

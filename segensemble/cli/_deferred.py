@@ -70,21 +70,28 @@ def edges():
     return module
 
 
-def batch():
-    """:mod:`segensemble.batch` with ``bench``, ``score``, ``compare``, ``report`` and ``photos``.
+def batch(part: str):
+    """``segensemble.batch.<part>`` alone: ``bench``, ``score``, ``compare``, ``report`` or ``photos``.
+
+    A command imports the part it runs and not its siblings (``fuse`` needs ``photos``, not the dataset bench).
 
     Examples
     --------
-    >>> sorted(name for name in ("bench", "score", "compare", "report", "photos") if hasattr(batch(), name))
-    ['bench', 'compare', 'photos', 'report', 'score']
+    >>> batch("photos").__name__
+    'segensemble.batch.photos'
     """
-    import segensemble.batch as module
-    import segensemble.batch.bench  # noqa: F401
-    import segensemble.batch.compare  # noqa: F401
-    import segensemble.batch.photos  # noqa: F401
-    import segensemble.batch.report  # noqa: F401
-    import segensemble.batch.score  # noqa: F401
-
+    if part == "bench":
+        import segensemble.batch.bench as module
+    elif part == "score":
+        import segensemble.batch.score as module
+    elif part == "compare":
+        import segensemble.batch.compare as module
+    elif part == "report":
+        import segensemble.batch.report as module
+    elif part == "photos":
+        import segensemble.batch.photos as module
+    else:
+        raise ValueError(f"part: expected bench, score, compare, report or photos, got {part!r}")
     return module
 
 

@@ -105,7 +105,7 @@ def bench(
         n_segments=None if n_segments is None else check_n_segments(n_segments, "--n-segments"),
         params=parse_params(param),
     ).validate()
-    bench_layer = batch().bench
+    bench_layer = batch("bench")
     config = bench_layer.BenchConfig.from_recipe(chosen, random_state=seed, hierarchy=hierarchy, max_pixels=max_pixels,
                                                  downscale=downscale)
     summary = with_progress("bench", lambda cb: bench_layer.run_bench(
@@ -136,5 +136,5 @@ def report(
     """
     if output is not None:  # an HTML file, never one of the bench files it is made from
         check_output(output, (".html",), "--output")
-    path = batch().report.write_report(out_dir, output=output, limit=limit)
+    path = batch("report").write_report(out_dir, output=output, limit=limit)
     err.print(f"report -> {path}", markup=False)

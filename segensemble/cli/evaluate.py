@@ -163,7 +163,7 @@ def score(
         what = What.boundary
     elif kind.value == "boundary" and what is What.region:
         raise InputError("--what: soft boundary maps (--kind boundary) have no regions; use --what boundary")
-    scoring = batch().score
+    scoring = batch("score")
     config = scoring.ScoreConfig(nthresh=nthresh, what=what.value, kind=kind.value, max_dist=max_dist, thin=thin,
                                  nms=nms)
     summary = with_progress("score", lambda cb: scoring.score_results(
@@ -201,8 +201,8 @@ def compare(
       segensemble compare eval_*/ --out cmp/ --figure svg
     """
     names = [n.strip() for item in labels for n in item.split(",")] if labels else None
-    rows = batch().compare.compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
-    cols = batch().compare.present_columns(rows)
+    rows = batch("compare").compare_results(results, labels=names, out_dir=out_dir, figure=figure.value)
+    cols = batch("compare").present_columns(rows)
     names = list(rows)
     while names:  # as many methods a table as the terminal can show: never a column silently dropped
         room, part = max(out.width, 40) - 16, []

@@ -228,7 +228,7 @@ def _fuse_many(paths, out_dir, chosen, seed, max_pixels, downscale, plain, worki
                overlay, jobs, scheduler, quiet, orient):
     workers = pipeline().available_cores(jobs)
     kind = None if confidence is None else confidence_kind.value
-    run = lambda cb: batch().photos.fuse_files(  # noqa: E731
+    run = lambda cb: batch("photos").fuse_files(  # noqa: E731
         paths, out_dir, recipe=chosen, rng=seed, max_pixels=max_pixels, downscale=downscale,
         image_aware=not plain, working_pixels=working, confidence=kind, overlay_dir=overlay,
         confidence_dir=confidence, orient=orient, n_jobs=workers, threads=-1 if workers == 1 else 1,
@@ -258,7 +258,7 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
                                result.working_pixels)
         if verbose:
             _diagnostics(result, cap)
-        batch().photos.write_fused(result, output, source=img, overlay=overlay)
+        batch("photos").write_fused(result, output, source=img, overlay=overlay)
     _report(result, chosen, output)
     _extras(result, explain, confidence, confidence_kind.value)
 

@@ -81,5 +81,5 @@ def segment(
     announce_downscale(image, original, img.shape, max_pixels, working)
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
-        batch().photos.write_overlay(overlay, source, labels)
+        batch("photos").write_overlay(overlay, source, labels)
     err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)
