@@ -17,7 +17,7 @@ import numpy as np
 
 from segensemble.consensus._linkage import member_contingency
 
-__all__ = ["add_in_columns", "aligned_blocks", "hard_aligned_columns", "hard_and_whole", "hard_borda_score",
+__all__ = ["add_in_columns", "aligned_blocks", "aligned_target", "average_in_one_hot", "hard_aligned_columns", "hard_and_whole", "hard_borda_score",
            "hard_column_counts", "matched_columns", "row_softmax", "ROW_BLOCK"]
 
 #: Rows the (n, K) helpers of the aligned voting methods process at a time: the same operations on every row,
@@ -41,12 +41,18 @@ def matched_columns(overlap) -> np.ndarray:
     return target
 
 
-def aligned_blocks(A, reference, weights):
-    """A member's memberships ``A`` aligned to the reference's columns (:func:`matched_columns` on the overlap
-    ``A^T W reference``, taken whole before the first block), as ``(first row, (rows, K) block)`` pairs of
-    :data:`ROW_BLOCK` rows: each column the sum of the member's clusters that go to it, added in cluster order."""
+def aligned_target(A, reference, weights) -> np.ndarray:
+    """The reference column each of the member's clusters goes to: :func:`matched_columns` on the overlap
+    ``A^T W reference`` of its memberships ``A``."""
     unit = bool(np.all(weights == 1.0))  # then reference * weights is the reference, bit for bit: no (n, K) product
-    target = matched_columns(A.T @ (reference if unit else reference * weights[:, None]))
+    return matched_columns(A.T @ (reference if unit else reference * weights[:, None]))
+
+
+def aligned_blocks(A, reference, weights):
+    """A member's memberships ``A`` aligned to the reference's columns (:func:`aligned_target`, the overlap taken
+    whole before the first block), as ``(first row, (rows, K) block)`` pairs of :data:`ROW_BLOCK` rows: each
+    column the sum of the member's clusters that go to it, added in cluster order."""
+    target = aligned_target(A, reference, weights)
     for s in range(0, A.shape[0], ROW_BLOCK):
         a = A[s:s + ROW_BLOCK]
         block = np.zeros((len(a), reference.shape[1]))
@@ -87,6 +93,22 @@ def add_in_columns(table, columns, values) -> None:
     for s in range(0, n, ROW_BLOCK):  # in row blocks that stay in cache: each position once, the same additions
         block = table[s:s + ROW_BLOCK].reshape(-1)
         block[starts[:len(block) // k] + columns[s:s + ROW_BLOCK]] += values if scalar else values[s:s + ROW_BLOCK]
+
+
+def average_in_one_hot(C, columns, t: int) -> None:
+    """``C = (t - 1) / t * C + A / t`` in place, for ``A`` one-hot in ``columns`` (an aligned hard member; the
+    running average of DWH), in row blocks: only each row's column gains ``1 / t``, the same bits as adding the
+    whole of ``A / t`` (its zeros add nothing).
+
+    Examples
+    --------
+    >>> C = np.array([[1.0, 0.0], [0.0, 1.0]]); average_in_one_hot(C, np.array([1, 1]), 2); C.tolist()
+    [[0.5, 0.5], [0.0, 1.0]]
+    """
+    for s in range(0, len(C), ROW_BLOCK):
+        rows = C[s:s + ROW_BLOCK]
+        np.multiply(rows, (t - 1) / t, out=rows)
+        add_in_columns(rows, columns[s:s + ROW_BLOCK], 1.0 / t)
 
 
 def hard_column_counts(ensemble, reference) -> np.ndarray:

@@ -22,8 +22,8 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, hard_and_whole, hard_borda_score,
-                                                hard_column_counts, row_softmax)
+from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, aligned_target, average_in_one_hot,
+                                                hard_and_whole, hard_borda_score, hard_column_counts, row_softmax)
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -395,7 +395,11 @@ class DWH(_AlignedVoting):
         t, C = 1, C.copy()  # C = (t - 1) / t * C + aligned / t, in place on a copy of the reference's memberships
         for j in others:
             t += 1
-            for s, block in aligned_blocks(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w):
+            A = member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE)
+            if ensemble.memberships is None or ensemble.memberships[j] is None:  # hard: one-hot once aligned
+                average_in_one_hot(C, aligned_target(A, C, w)[ensemble.member_labels[j]], t)
+                continue
+            for s, block in aligned_blocks(A, C, w):
                 rows = C[s:s + len(block)]  # the overlap with the whole of C is taken before the first block
                 np.multiply(rows, (t - 1) / t, out=rows)
                 rows += np.divide(block, t, out=block)

@@ -202,6 +202,20 @@ def test_dwh_leaves_the_reference_members_memberships_as_given():
     assert np.allclose(est.memberships_.sum(axis=1), 1.0) and est.labels_.tolist() == [0, 0, 1, 1]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_dwh_hard_members_equal_the_same_members_given_as_one_hot_memberships(seed):
+    """A hard member enters DWH's running average through its aligned column alone (average_in_one_hot); given as
+    one-hot memberships it goes through the whole aligned block: the same bits, whole or fractional weights."""
+    rng = np.random.default_rng(seed)
+    L = np.stack([rng.integers(0, k, 60) for k in (3, 4, 3, 5, 2)], axis=1)
+    weights = rng.integers(1, 4, 60).astype(float) if seed % 2 else rng.random(60) + 0.1
+    soft = Ensemble(L, weights, memberships=[np.eye(L[:, j].max() + 1)[L[:, j]] for j in range(5)])
+    for reference in ("medoid", 2):
+        a = consensus.get("dwh")(n_clusters=3, reference=reference).fit(Ensemble(L, weights))
+        b = consensus.get("dwh")(n_clusters=3, reference=reference).fit(soft)
+        assert a.memberships_.tobytes() == b.memberships_.tobytes() and np.array_equal(a.labels_, b.labels_)
+
+
 def test_row_block_helpers_equal_their_whole_array_definitions(monkeypatch):
     """The aligned voting helpers work on blocks of rows (cache-sized); with blocks of 3 rows they must give the
     plain whole-array results on tables of 10-20 rows (a last, shorter block included)."""
