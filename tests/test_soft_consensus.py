@@ -225,10 +225,11 @@ def test_row_block_helpers_equal_their_whole_array_definitions(monkeypatch):
     A, R = rng.random((10, 3)), np.eye(2)[rng.integers(0, 2, 10)]
     whole = align_memberships(A, R, np.ones(10))  # one block of 4 096 rows
     L = rng.integers(0, 3, (20, 5))
-    dwh = consensus.get("dwh")(n_clusters=3).fit(L).memberships_
+    voting = {name: consensus.get(name)(n_clusters=3).fit(L).memberships_ for name in ("dwh", "borda", "vote_sum")}
     monkeypatch.setattr(_hard_labels, "ROW_BLOCK", 3)
     assert np.array_equal(align_memberships(A, R, np.ones(10)), whole)
-    assert consensus.get("dwh")(n_clusters=3).fit(L).memberships_.tobytes() == dwh.tobytes()
+    for name, memberships in voting.items():  # blocks through all the members (borda, vote_sum) or one (dwh)
+        assert consensus.get(name)(n_clusters=3).fit(L).memberships_.tobytes() == memberships.tobytes(), name
     table, columns, values = rng.random((10, 4)), rng.integers(0, 4, 10), rng.random(10)
     expected = table.copy()
     expected[np.arange(10), columns] += values
