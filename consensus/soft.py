@@ -22,8 +22,9 @@ from segensemble.errors import InputError
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, aligned_target, average_in_one_hot,
-                                                hard_and_whole, hard_borda_score, hard_column_counts, row_softmax)
+from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, average_in_one_hot, hard_and_whole,
+                                                hard_borda_score, hard_column_counts, hard_member, hard_overlap,
+                                                matched_columns, row_softmax)
 
 __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "align_memberships",
            "resolve_reference", "borda_points", "confidence"]
@@ -392,14 +393,16 @@ class DWH(_AlignedVoting):
         C, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
-        t, C = 1, C.copy()  # C = (t - 1) / t * C + aligned / t, in place on a copy of the reference's memberships
-        for j in others:
+        t, C, overlap = 1, C.copy(), None  # C = (t - 1) / t * C + aligned / t in place, on a copy
+        for j, following in zip(others, others[1:] + [None]):
             t += 1
-            A = member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE)
-            if ensemble.memberships is None or ensemble.memberships[j] is None:  # hard: one-hot once aligned
-                average_in_one_hot(C, aligned_target(A, C, w)[ensemble.member_labels[j]], t)
+            if hard_member(ensemble, j) is not None:  # one-hot once aligned; the next one's overlap in the same pass
+                labels, k = hard_member(ensemble, j)
+                overlap = hard_overlap(labels, k, C, w) if overlap is None else overlap
+                overlap = average_in_one_hot(C, matched_columns(overlap)[labels], t,
+                                             following=hard_member(ensemble, following), weights=w)
                 continue
-            for s, block in aligned_blocks(A, C, w):
+            for s, block in aligned_blocks(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w):
                 rows = C[s:s + len(block)]  # the overlap with the whole of C is taken before the first block
                 np.multiply(rows, (t - 1) / t, out=rows)
                 rows += np.divide(block, t, out=block)

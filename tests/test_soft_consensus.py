@@ -204,8 +204,10 @@ def test_dwh_leaves_the_reference_members_memberships_as_given():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_dwh_hard_members_equal_the_same_members_given_as_one_hot_memberships(seed):
-    """A hard member enters DWH's running average through its aligned column alone (average_in_one_hot); given as
-    one-hot memberships it goes through the whole aligned block: the same bits, whole or fractional weights."""
+    """A hard member enters DWH's running average through its aligned column alone (average_in_one_hot, its
+    overlap summed in row blocks); given as one-hot memberships it goes through the whole aligned block and the
+    dense overlap: the same bits, whole or fractional weights (the overlaps' rounding differences stay below
+    matched_columns' quantisation)."""
     rng = np.random.default_rng(seed)
     L = np.stack([rng.integers(0, k, 60) for k in (3, 4, 3, 5, 2)], axis=1)
     weights = rng.integers(1, 4, 60).astype(float) if seed % 2 else rng.random(60) + 0.1
