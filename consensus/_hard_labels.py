@@ -181,8 +181,9 @@ def hard_borda_score(ensemble, reference) -> np.ndarray:
     return score
 
 
-def row_softmax(score, *divisors) -> np.ndarray:
+def row_softmax(score, *divisors, table=None) -> np.ndarray:
     """``softmax(score / divisors[0] / divisors[1] ...)`` of every row, :data:`ROW_BLOCK` rows at a time.
+    ``table``: the scores are ``table[score]`` (``score`` small integers), looked up block by block.
 
     Examples
     --------
@@ -191,7 +192,7 @@ def row_softmax(score, *divisors) -> np.ndarray:
     """
     out = np.empty(score.shape)
     for s in range(0, len(score), ROW_BLOCK):
-        S = score[s:s + ROW_BLOCK]
+        S = score[s:s + ROW_BLOCK] if table is None else table[score[s:s + ROW_BLOCK]]
         for d in divisors:
             S = S / d
         E = np.exp(S - S.max(axis=1, keepdims=True))

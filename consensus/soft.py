@@ -360,7 +360,7 @@ class VoteProduct(_AlignedVoting):
             for r in range(1, m + 1):
                 partial[r] = partial[r - 1] + np.log(self.eps)
             counts = hard_column_counts(ensemble, self._reference(ensemble))  # 0..m, small integers
-            return row_softmax(partial[m - counts])
+            return row_softmax(counts, table=partial[::-1])  # partial[m - counts], looked up block by block
         return row_softmax(sum(np.log(np.maximum(A, self.eps)) for A in self._aligned(ensemble)))
 
 
