@@ -142,3 +142,13 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         write_labels(tmp_path / "x.png", np.zeros((3, 3), int))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_write_image_of_8bit_rgb_writes_the_bytes_of_its_float_round_trip(tmp_path):
+    """8-bit RGB (an overlay drawn on a photo) is encoded as it is: the same file as through the float image."""
+    from segensemble.io import write_image
+
+    rgb = np.random.default_rng(0).integers(0, 256, (9, 7, 3)).astype(np.uint8)
+    for suffix in (".png", ".jpg"):
+        direct = write_image(tmp_path / f"a{suffix}", rgb).read_bytes()
+        assert direct == write_image(tmp_path / f"b{suffix}", rgb / 255.0).read_bytes()

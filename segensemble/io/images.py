@@ -254,7 +254,11 @@ def write_image(path, image) -> Path:
     [1.0, 1.0, 1.0]
     """
     path = Path(path)
-    rgb = np.round(check_image(image) * 255).astype(np.uint8)
+    arr = np.asarray(image)
+    if arr.dtype == np.uint8 and arr.ndim == 3 and arr.shape[2] == 3:  # 8-bit RGB already (an overlay on a photo):
+        rgb = arr  # the same bytes as the float round trip below, without its two 8-byte copies per channel value
+    else:
+        rgb = np.round(check_image(arr) * 255).astype(np.uint8)
     ok, buf = cv2.imencode(path.suffix or ".png", rgb[:, :, ::-1])
     if not ok:
         raise InputError(f"path: cannot encode an image as {path.suffix!r} ({path})")
