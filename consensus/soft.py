@@ -396,8 +396,9 @@ class DWH(_AlignedVoting):
         t, C, overlap = 1, C.copy(), None  # C = (t - 1) / t * C + aligned / t in place, on a copy
         for j, following in zip(others, others[1:] + [None]):
             t += 1
-            if hard_member(ensemble, j) is not None:  # one-hot once aligned; the next one's overlap in the same pass
-                labels, k = hard_member(ensemble, j)
+            member = hard_member(ensemble, j)
+            if member is not None:  # one-hot once aligned; the next one's overlap in the same pass
+                labels, k = member
                 overlap = hard_overlap(labels, k, C, w) if overlap is None else overlap
                 overlap = average_in_one_hot(C, matched_columns(overlap)[labels], t,
                                              following=hard_member(ensemble, following), weights=w)
