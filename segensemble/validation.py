@@ -19,6 +19,7 @@ __all__ = [
     "check_rng",
     "check_random_state",
     "check_image",
+    "check_image_8bit",
     "check_label_map",
     "check_int",
     "check_n_segments",
@@ -106,16 +107,7 @@ def check_image(image, name: str = "image") -> np.ndarray:
     if arr.dtype == object:
         raise InputError(f"{name}: expected a numeric image array, got {describe_value(image)}")
     check_real(arr, name)
-    if arr.ndim == 3 and arr.shape[2] == 1:
-        arr = arr[:, :, 0]
-    if arr.ndim == 2:
-        arr = np.repeat(arr[:, :, None], 3, axis=2)
-    elif arr.ndim == 3 and arr.shape[2] in (3, 4):
-        arr = arr[:, :, :3]
-    else:
-        raise InputError(f"{name}: expected an (H, W), (H, W, 3) or (H, W, 4) image, got shape {np.shape(image)}")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise InputError(f"{name}: the image is empty (shape {np.shape(image)})")
+    arr = _rgb_channels(arr, name)
     if arr.dtype == bool:
         return arr.astype(np.float64)
     if np.issubdtype(arr.dtype, np.unsignedinteger):
@@ -129,6 +121,40 @@ def check_image(image, name: str = "image") -> np.ndarray:
     if not np.all(np.isfinite(out)):
         raise InputError(f"{name}: the image contains NaN or infinite values")
     return np.clip(out, 0.0, 1.0)
+
+
+def _rgb_channels(arr, name: str) -> np.ndarray:
+    """The (H, W, 3) channels of a gray, RGB or RGBA array as stored (gray repeated, alpha dropped); refusals."""
+    given = arr.shape
+    if arr.ndim == 3 and arr.shape[2] == 1:
+        arr = arr[:, :, 0]
+    if arr.ndim == 2:
+        arr = np.repeat(arr[:, :, None], 3, axis=2)
+    elif arr.ndim == 3 and arr.shape[2] in (3, 4):
+        arr = arr[:, :, :3]
+    else:
+        raise InputError(f"{name}: expected an (H, W), (H, W, 3) or (H, W, 4) image, got shape {given}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise InputError(f"{name}: the image is empty (shape {given})")
+    return arr
+
+
+def check_image_8bit(image, name: str = "image") -> np.ndarray:
+    """An image as 8-bit RGB (H, W, 3): ``round(255 * check_image(image))``, without its float copies for an
+    8-bit image (taken as stored: gray repeated, alpha dropped; RGB comes back as a view, not a copy).
+
+    Examples
+    --------
+    >>> rgb = check_image_8bit(np.array([[0, 128], [255, 7]], np.uint8))
+    >>> rgb.shape, rgb[0, 1].tolist()
+    ((2, 2, 3), [128, 128, 128])
+    >>> check_image_8bit(np.array([[[0.5, 0.0, 1.0]]]))[0, 0].tolist()
+    [128, 0, 255]
+    """
+    arr = np.asarray(image)
+    if arr.dtype == np.uint8:
+        return _rgb_channels(arr, name)
+    return np.round(check_image(arr, name) * 255).astype(np.uint8)
 
 
 def check_label_map(labels, name: str = "labels", *, ndim: int = 2) -> np.ndarray:

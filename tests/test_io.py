@@ -152,3 +152,26 @@ def test_write_image_of_8bit_rgb_writes_the_bytes_of_its_float_round_trip(tmp_pa
     for suffix in (".png", ".jpg"):
         direct = write_image(tmp_path / f"a{suffix}", rgb).read_bytes()
         assert direct == write_image(tmp_path / f"b{suffix}", rgb / 255.0).read_bytes()
+
+
+def test_check_image_8bit_is_the_rounded_float_image_without_copying_8bit_rgb():
+    """round(255 * check_image(x)) for gray, (H, W, 1), RGB and RGBA images of 8-bit, 16-bit, bool and float
+    types; an 8-bit RGB array is returned as a view (no copy), and bad shapes are refused with check_image's words."""
+    from segensemble.errors import InputError
+    from segensemble.validation import check_image, check_image_8bit
+
+    rng = np.random.default_rng(1)
+    for shape in ((5, 4), (5, 4, 1), (5, 4, 3), (5, 4, 4)):
+        for image in (rng.integers(0, 256, shape).astype(np.uint8), rng.integers(0, 65536, shape).astype(np.uint16),
+                      rng.random(shape) > 0.5, rng.random(shape)):
+            got = check_image_8bit(image)
+            assert got.dtype == np.uint8 and got.shape == (5, 4, 3)
+            assert np.array_equal(got, np.round(check_image(image) * 255).astype(np.uint8)), (shape, image.dtype)
+    rgb = rng.integers(0, 256, (5, 4, 3)).astype(np.uint8)
+    assert np.shares_memory(check_image_8bit(rgb), rgb)  # a view of the 8-bit RGB given, not a copy
+    for bad in (np.zeros((0, 4), np.uint8), np.zeros((5, 4, 2), np.uint8)):
+        with pytest.raises(InputError) as want:
+            check_image(bad)
+        with pytest.raises(InputError) as got:
+            check_image_8bit(bad)
+        assert str(got.value) == str(want.value)

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.validation import check_image
+from segensemble.validation import check_image_8bit
 
 __all__ = ["draw_boundaries", "draw_matches", "overlay_boundaries"]
 
@@ -50,12 +50,9 @@ def overlay_boundaries(image, labels, *, width: int | None = None, colour=(255, 
     lab = np.asarray(labels)
     if arr.shape[:2] != lab.shape:
         raise InputError(f"labels: expected the image's shape {arr.shape[:2]}, got {lab.shape}")
-    if arr.ndim == 3 and arr.shape[2] == 4:
-        arr = arr[:, :, :3]
-    if arr.dtype != np.uint8:
-        arr = np.round(check_image(arr) * 255).astype(np.uint8)
-    out = np.empty(lab.shape + (3,), np.uint8)
-    out[...] = arr if arr.ndim == 3 else arr[:, :, None]
+    out = check_image_8bit(arr)
+    if np.may_share_memory(out, arr):  # 8-bit RGB(A) as given: drawn on a copy
+        out = out.copy()
     edge = np.zeros(lab.shape, np.uint8)
     edge[:, 1:] |= lab[:, 1:] != lab[:, :-1]
     edge[:, :-1] |= lab[:, 1:] != lab[:, :-1]

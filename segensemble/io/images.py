@@ -14,7 +14,7 @@ import numpy as np
 
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import MAX_PIXELS, check_image  # MAX_PIXELS: the one limit, re-exported here
+from segensemble.validation import MAX_PIXELS, check_image, check_image_8bit  # MAX_PIXELS: re-exported here
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit", "image_shape",
@@ -254,11 +254,7 @@ def write_image(path, image) -> Path:
     [1.0, 1.0, 1.0]
     """
     path = Path(path)
-    arr = np.asarray(image)
-    if arr.dtype == np.uint8 and arr.ndim == 3 and arr.shape[2] == 3:  # 8-bit RGB already (an overlay on a photo):
-        rgb = arr  # the same bytes as the float round trip below, without its two 8-byte copies per channel value
-    else:
-        rgb = np.round(check_image(arr) * 255).astype(np.uint8)
+    rgb = check_image_8bit(image)  # an 8-bit photo or overlay as it is, without float copies
     ok, buf = cv2.imencode(path.suffix or ".png", rgb[:, :, ::-1])
     if not ok:
         raise InputError(f"path: cannot encode an image as {path.suffix!r} ({path})")
