@@ -10,15 +10,19 @@ Prints seconds per image (one core) for
     - BSDS500 val images with a 99-level input (Felzenszwalb at 99 scales as a
       'segs' cell, so each threshold is a distinct map);
 
-(c) the boundary benchmark of one image at 99 thresholds, threshold by
-    threshold (as before) against the sweep that scores them at once
-    (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`, with the
-    OpenCV-coded thinning; "before" thins with scikit-image), in the same
-    process, counts asserted identical, on three kinds of map: the official
-    gPb-owt-ucm ucm2 files, the learned detector's thinned map (dense: about
-    13% of the pixels on at the lowest threshold) and its raw probability
-    quantised to 8 bits and scored with --nms (the kind of map a deep edge
-    detector writes);
+(c) the boundary benchmark of one image at 99 thresholds on three kinds of map:
+    the official gPb-owt-ucm ucm2 files, the learned detector's thinned map
+    (dense: about 13% of the pixels on at the lowest threshold) and its raw
+    probability quantised to 8 bits and scored with --nms (the kind of map a
+    deep edge detector writes); in the same process, counts asserted
+    identical:
+    - "scipy": threshold by threshold with SciPy's
+      ``min_weight_full_bipartite_matching`` as the solver (the matcher as it
+      was before the sparse solver; time rows x columns per solve) and
+      scikit-image's thinning;
+    - "per thr.": threshold by threshold with the sparse solver;
+    - "sweep": what ``evaluate``/``score`` run
+      (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`);
 
 and the speed-up of the exact sparse matcher over a plain dense
 ``scipy.optimize.linear_sum_assignment`` formulation (square augmented cost
@@ -41,7 +45,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import time
+from contextlib import nullcontext
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -50,7 +56,8 @@ from segensemble import segment
 from segensemble.datasets import BSDS500
 from segensemble.evaluation.benchmark import MachineResult, evaluate_image, load_result
 from segensemble.evaluation.boundaries import boundary_counts, seg2bdry, thin_boundaries
-from segensemble.evaluation.correspond import candidate_edges, correspond_pixels, match_radius
+import segensemble.evaluation.correspond as correspond
+from segensemble.evaluation.correspond import candidate_edges, correspond_pixels, match_radius, scipy_assign_rows
 from segensemble.io import read_ground_truth
 
 HERE = Path(__file__).resolve().parent
@@ -74,18 +81,20 @@ def _dense_baseline(b1, b2, max_dist=0.0075):
     return int(np.sum((r < n1) & (cc < n2)))
 
 
-def _per_threshold(result, gt, nthresh=99):
-    """The boundary benchmark threshold by threshold, as before the sweep (identical maps counted once), with
-    scikit-image's thinning as before the OpenCV-coded one."""
+def _per_threshold(result, gt, nthresh=99, *, scipy_solver=False):
+    """The boundary benchmark threshold by threshold (identical maps counted once): with SciPy's solver and
+    scikit-image's thinning as before, or with the sparse solver and the OpenCV-coded thinning."""
     from skimage.morphology import thin
 
     counts, cache = [], {}
-    for k, t in enumerate(result.thresholds(nthresh)):
-        bmap = result.boundary_map(t, k)
-        key = np.packbits(bmap).tobytes()
-        if key not in cache:
-            cache[key] = boundary_counts(thin(bmap) if bmap.any() else bmap, gt.boundaries, thin=False)
-        counts.append(cache[key])
+    with patch.object(correspond, "assign_rows", scipy_assign_rows) if scipy_solver else nullcontext():
+        for k, t in enumerate(result.thresholds(nthresh)):
+            bmap = result.boundary_map(t, k)
+            key = np.packbits(bmap).tobytes()
+            if key not in cache:
+                thinned = (thin(bmap) if scipy_solver else thin_boundaries(bmap)) if bmap.any() else bmap
+                cache[key] = boundary_counts(thinned, gt.boundaries, thin=False)
+            counts.append(cache[key])
     return counts
 
 
@@ -107,19 +116,24 @@ def _sweep_rows(ds, bench: Path, n_images: int):
             (MachineResult("boundary", edge_map_nms(eight_bit)), gt))
     rows = []
     for name, pairs in kinds.items():
-        old, new, density = [], [], []
+        times, density = {"scipy": [], "per thr.": [], "sweep": []}, []
         for result, gt in pairs:
             t = time.perf_counter()
-            before = _per_threshold(result, gt)
-            old.append(time.perf_counter() - t)
+            before = _per_threshold(result, gt, scipy_solver=True)
+            times["scipy"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            per_threshold = _per_threshold(result, gt)
+            times["per thr."].append(time.perf_counter() - t)
             t = time.perf_counter()
             ev = evaluate_image(result, gt, region=False)
-            new.append(time.perf_counter() - t)
+            times["sweep"].append(time.perf_counter() - t)
             after = np.stack([ev.boundary.cntR, ev.boundary.sumR, ev.boundary.cntP, ev.boundary.sumP], axis=1)
+            assert before == per_threshold, f"{name}: counts differ"
             assert np.array_equal(np.asarray(before, dtype=np.float64), after), f"{name}: counts differ"
             b = result.boundary_map(result.thresholds(99)[0], 0)
             density.append(float(thin_boundaries(b).mean()))
-        rows.append((name, len(pairs), np.median(density), np.median(old), np.median(new)))
+        rows.append((name, len(pairs), np.median(density), {k: np.median(v) for k, v in times.items()},
+                     max(times["sweep"])))
     return rows
 
 
@@ -171,11 +185,12 @@ def main():
         print(f"200-image test set at 99 thresholds with --jobs 2 (from the ucm2 median): "
               f"~{200 * np.median(ucm_times) / 2 / 60:.1f} min")
 
-    print(f"\nboundary benchmark at 99 thresholds, one core, median s/image: threshold by threshold vs the sweep "
-          f"(same process; counts asserted identical)")
-    print(f"{'map':<56} {'images':>6} {'pixels on':>9} {'before':>7} {'sweep':>7} {'ratio':>6}")
-    for name, n, density, old, new in _sweep_rows(ds, bench, args.sweep_images):
-        print(f"{name:<56} {n:>6} {density:>8.1%} {old:>7.2f} {new:>7.2f} {old / new:>5.2f}x")
+    print("\nboundary benchmark at 99 thresholds, one core, median s/image (same process; counts asserted identical)")
+    print(f"{'map':<56} {'images':>6} {'pixels on':>9} {'scipy':>7} {'per thr.':>8} {'sweep':>7} {'max':>6} "
+          f"{'ratio':>7}")
+    for name, n, density, t, worst in _sweep_rows(ds, bench, args.sweep_images):
+        print(f"{name:<56} {n:>6} {density:>8.1%} {t['scipy']:>7.2f} {t['per thr.']:>8.2f} {t['sweep']:>7.2f} "
+              f"{worst:>6.2f} {t['scipy'] / t['sweep']:>6.1f}x")
 
     print(f"\nmatcher vs dense linear_sum_assignment, {args.baseline_pairs} (machine, annotation) pairs")
     print(f"{'pair':<6} {'n machine':>9} {'n human':>8} {'ours [s]':>9} {'dense [s]':>10} {'speed-up':>9}")

@@ -24,12 +24,18 @@ DEFERRALS = {"segensemble.pipeline.deferred": 3, "segensemble.datasets.projectiv
 def _modules() -> dict:
     mods = {}
     for pkg, folder in PACKAGES.items():
-        for path in folder.rglob("*.py"):
+        for path in [*folder.rglob("*.py"), *folder.rglob("*.pyx")]:  # compiled modules (Cython) are modules too
             parts = list(path.relative_to(folder).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             mods[".".join([pkg, *parts])] = path
     return mods
+
+
+def _python_imports(path) -> str:
+    """The Python-level ``import``/``from`` statements of a Cython module (its ``cimport`` lines are C-level)."""
+    return "\n".join(line for line in path.read_text().splitlines()
+                     if line.startswith(("import ", "from ")) and " cimport " not in line)
 
 
 def _graph():
@@ -43,7 +49,7 @@ def _graph():
     edges, inner = {m: set() for m in mods}, {}
     for name, path in mods.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        tree = ast.parse(path.read_text())
+        tree = ast.parse(_python_imports(path) if path.suffix == ".pyx" else path.read_text())
         declared = {id(n) for top in tree.body if isinstance(top, ast.If) and getattr(top.test, "id", "") == "TYPE_CHECKING"
                     for n in ast.walk(top)}  # imports for type checkers: edges of the graph, not deferrals
         for node in ast.walk(tree):

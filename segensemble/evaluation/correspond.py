@@ -17,8 +17,11 @@ side, one column per pixel of the other side plus a private "unmatched" column
 per row costing ``2 oc``. Every row is assigned, so an assignment containing
 the matching M costs ``sum(cost of M) + 2 oc (rows - |M|)`` — the official
 objective ``sum(cost of M) + oc (n1 + n2 - 2|M|)`` minus a constant: the same
-optimum. SciPy's sparse LAPJV solver
-(``min_weight_full_bipartite_matching``) finds it exactly.
+optimum. A sparse shortest augmenting path solver (Jonker & Volgenant's
+LAPJVsp, :mod:`segensemble.evaluation._sparse_assignment`) finds it exactly,
+choosing among equal optima as SciPy's ``min_weight_full_bipartite_matching``
+does (the solver this module used before; same assignment, tested), in time
+proportional to each row's own search rather than rows x columns.
 
 References
 ----------
@@ -32,12 +35,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
-
 from segensemble.errors import InputError
+from segensemble.evaluation._sparse_assignment import assign_rows
 
-__all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius", "assign"]
+__all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius", "assign",
+           "scipy_assign_rows"]
 
 
 #: Largest matching radius accepted (fraction of the diagonal): the benchmark protocols in use match within
@@ -152,8 +154,7 @@ def assign(i, j, c, n1, n2, oc):
     """The matching of :func:`_solve` with the first side as rows, whatever the sizes: matched (i, j) pairs.
 
     The solution on a graph that falls apart into components equals the solutions on the components solved apart
-    with the same row side and the same relative order of rows and of columns (what
-    :func:`segensemble.evaluation.sweep.boundary_counts_sweep` relies on; tested against whole-graph solves).
+    with the same row side and the same relative order of rows and of columns (tested against whole-graph solves).
 
     Examples
     --------
@@ -161,16 +162,47 @@ def assign(i, j, c, n1, n2, oc):
     >>> a.tolist(), b.tolist()
     ([0, 1], [0, 1])
     """
-    rows = np.concatenate([i, np.arange(n1)])
-    cols = np.concatenate([j, n2 + np.arange(n1)])
-    # +1 keeps every weight positive (a constant shift: every row is matched once).
-    data = np.concatenate([c, np.full(n1, 2 * oc)]).astype(np.float64) + 1.0
-    order = np.lexsort((cols, rows))  # the CSR arrays directly (row by row, columns sorted; pairs are distinct)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n1))])
-    g = sp.csr_matrix((data[order], cols[order].astype(np.int64), indptr), shape=(n1, n2 + n1))
-    row_ind, col_ind = min_weight_full_bipartite_matching(g)
-    real = col_ind < n2
-    return row_ind[real], col_ind[real]
+    order = np.lexsort((j, i))  # the CSR arrays directly (row by row, columns sorted; pairs are distinct)
+    return _assign_sorted(i[order], j[order], c[order], n1, n2, oc)
+
+
+def _assign_sorted(i, j, c, n1, n2, oc):
+    """:func:`assign` of edges already sorted by (row, column)."""
+    indptr = np.zeros(n1 + 1, dtype=np.int64)
+    np.cumsum(np.bincount(i, minlength=n1), out=indptr[1:])
+    # Weights shifted by +1 (a constant: every row is assigned once), the same numbers SciPy's solver was given.
+    col_ind = assign_rows(indptr, np.ascontiguousarray(j, dtype=np.int64), c.astype(np.float64) + 1.0, n2,
+                          2.0 * oc + 1.0)
+    real = np.flatnonzero(col_ind < n2)
+    return real, col_ind[real]
+
+
+def scipy_assign_rows(indptr, indices, cost, n_real, private_cost):
+    """:func:`~segensemble.evaluation._sparse_assignment.assign_rows` computed by SciPy's
+    ``min_weight_full_bipartite_matching`` (the solver this module used before): the reference the tests and
+    ``benchmarks/bench_evaluation.py`` compare with. Time rows x columns.
+
+    Examples
+    --------
+    >>> from segensemble.evaluation._sparse_assignment import assign_rows
+    >>> graph = (np.array([0, 1, 3]), np.array([0, 0, 1]), np.array([1.0, 2.0, 4.0]), 2, 5.0)
+    >>> scipy_assign_rows(*graph).tolist(), assign_rows(*graph).tolist()
+    ([0, 1], [0, 1])
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+    n_rows = len(indptr) - 1
+    degree = np.diff(indptr)
+    at = np.cumsum(degree + 1) - 1  # each row's private column comes last (the largest column index)
+    cols = np.empty(len(indices) + n_rows, dtype=np.int64)
+    data = np.empty(len(cols))
+    real = np.ones(len(cols), dtype=bool)
+    real[at] = False
+    cols[real], data[real] = indices, cost
+    cols[at], data[at] = n_real + np.arange(n_rows), private_cost
+    graph = sp.csr_matrix((data, cols, np.concatenate([[0], np.cumsum(degree + 1)])), shape=(n_rows, n_real + n_rows))
+    return min_weight_full_bipartite_matching(graph)[1].astype(np.int64)
 
 
 def correspond_pixels(bmap1, bmap2, max_dist: float = 0.0075):
