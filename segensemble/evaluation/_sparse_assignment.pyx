@@ -26,7 +26,7 @@ sparse linear assignment problems", Computing 38 (1987) 325-340.
 """
 
 from libc.math cimport INFINITY
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t
 
 import numpy as np
 
@@ -35,7 +35,7 @@ cdef inline bint _before(double k1, int64_t c1, double k2, int64_t c2) noexcept 
     return k1 < k2 or (k1 == k2 and c1 < c2)
 
 
-cdef inline void _push(double[::1] hk, int64_t[::1] hc, Py_ssize_t* n, double k, int64_t c) noexcept nogil:
+cdef inline void _push(double* hk, int64_t* hc, Py_ssize_t* n, double k, int64_t c) noexcept nogil:
     cdef Py_ssize_t i = n[0], p
     n[0] += 1
     while i > 0:
@@ -49,7 +49,7 @@ cdef inline void _push(double[::1] hk, int64_t[::1] hc, Py_ssize_t* n, double k,
     hc[i] = c
 
 
-cdef inline void _pop(double[::1] hk, int64_t[::1] hc, Py_ssize_t* n) noexcept nogil:
+cdef inline void _pop(double* hk, int64_t* hc, Py_ssize_t* n) noexcept nogil:
     cdef Py_ssize_t last, i = 0, m, r
     cdef double k
     cdef int64_t c
@@ -90,131 +90,185 @@ def assign_rows(const int64_t[::1] indptr, const int64_t[::1] indices, const dou
     (rows,) int64 array: the column of each row; ``n_real`` or more for a row left on its private column.
     """
     cdef Py_ssize_t nr = indptr.shape[0] - 1, nnz = indices.shape[0] + nr, n_cols = n_real + nr
+    # The caller (segensemble.evaluation.correspond) builds the arrays; their shapes are checked here, the column
+    # indices (in 0..n_real-1, increasing in each row) are its guarantee.
+    if nr < 0 or indptr[0] != 0 or indptr[nr] != indices.shape[0] or cost.shape[0] != indices.shape[0]:
+        raise ValueError("indptr, indices, cost: not the CSR arrays of one graph")
     x_arr = np.full(nr, -1, dtype=np.int64)
     cdef int64_t[::1] x = x_arr
     cdef int64_t[::1] y = np.full(n_cols, -1, dtype=np.int64)
     cdef double[::1] v = np.zeros(n_cols, dtype=np.float64)
     cdef double[::1] d = np.full(n_cols, INFINITY, dtype=np.float64)
-    cdef uint8_t[::1] ok = np.zeros(n_cols, dtype=np.uint8)
+    cdef double[::1] final = np.zeros(n_cols, dtype=np.float64)
     cdef int64_t[::1] lab = np.zeros(n_cols, dtype=np.int64)
-    cdef double[::1] lab_cost = np.zeros(n_cols, dtype=np.float64)  # cost of the edge (lab[j], j)
-    cdef double[::1] x_cost = np.zeros(max(nr, 1), dtype=np.float64)  # cost of the edge (i, x[i])
-    cdef int64_t[::1] todo = np.empty(n_cols, dtype=np.int64)  # the minimum set (front), the scanned (back)
-    cdef int64_t[::1] touched = np.empty(n_cols, dtype=np.int64)
+    cdef double[::1] lab_cost = np.zeros(n_cols, dtype=np.float64)
+    cdef double[::1] x_cost = np.zeros(nr + 1, dtype=np.float64)
+    cdef int64_t[::1] todo = np.empty(n_cols + 1, dtype=np.int64)
+    cdef int64_t[::1] touched = np.empty(n_cols + 1, dtype=np.int64)
     cdef double[::1] hk = np.empty(nnz + 1, dtype=np.float64)
     cdef int64_t[::1] hc = np.empty(nnz + 1, dtype=np.int64)
-    cdef Py_ssize_t i0, i, k, t, j, j0, td1, td2, last, nt, hn, hp
-    cdef double min_diff, dj, h, c
+    cdef _State st
+    st.indptr, st.indices, st.cost = &indptr[0], (&indices[0] if indices.shape[0] else NULL), \
+        (&cost[0] if cost.shape[0] else NULL)
+    st.n_real, st.n_cols, st.private_cost = n_real, n_cols, private_cost
+    st.x, st.y, st.v, st.d, st.final = &x[0] if nr else NULL, &y[0] if n_cols else NULL, \
+        &v[0] if n_cols else NULL, &d[0] if n_cols else NULL, &final[0] if n_cols else NULL
+    st.lab, st.lab_cost, st.x_cost = &lab[0] if n_cols else NULL, &lab_cost[0] if n_cols else NULL, &x_cost[0]
+    st.todo, st.touched, st.hk, st.hc = &todo[0], &touched[0], &hk[0], &hc[0]
+    cdef Py_ssize_t i0
     cdef bint failed = False
     with nogil:
         for i0 in range(nr):
-            nt = 0
-            hn = 0
-            min_diff = INFINITY
-            td1 = -1
-            j = -1  # the free column reached (-1: none yet)
-            last = n_cols
-            # The row's own edges: the cheapest columns, in the order of the edges.
-            for t in range(indptr[i0], indptr[i0 + 1] + 1):
-                if t < indptr[i0 + 1]:
-                    k = indices[t]
-                    c = cost[t]
-                else:
-                    k = n_real + i0
-                    c = private_cost
-                dj = c - v[k]
-                touched[nt] = k
-                nt += 1
-                d[k] = dj
-                lab[k] = i0
-                lab_cost[k] = c
-                _push(hk, hc, &hn, dj, k)
-                if dj <= min_diff:
-                    if dj < min_diff:
-                        td1 = -1
-                        min_diff = dj
-                    td1 += 1
-                    todo[td1] = k
-            for hp in range(td1 + 1):
-                if y[todo[hp]] == -1:
-                    j = todo[hp]
-                    break
-                ok[todo[hp]] = 1
-            td2 = n_cols - 1
-            while j < 0:
-                if td1 < 0:
-                    failed = True
-                    break
-                j0 = todo[td1]
-                td1 -= 1
-                i = y[j0]
-                todo[td2] = j0
-                td2 -= 1
-                h = x_cost[i] - v[j0] - min_diff
-                for t in range(indptr[i], indptr[i + 1] + 1):
-                    if t < indptr[i + 1]:
-                        k = indices[t]
-                        c = cost[t]
-                    else:
-                        k = n_real + i
-                        c = private_cost
-                    if ok[k] == 0:
-                        dj = c - v[k] - h
-                        if dj < d[k]:
-                            if d[k] == INFINITY:
-                                touched[nt] = k
-                                nt += 1
-                            d[k] = dj
-                            lab[k] = i
-                            lab_cost[k] = c
-                            if dj == min_diff:
-                                if y[k] == -1:
-                                    j = k
-                                    break
-                                td1 += 1
-                                todo[td1] = k
-                                ok[k] = 1
-                            else:
-                                _push(hk, hc, &hn, dj, k)
-                if j >= 0 or td1 >= 0:
-                    continue
-                # The next minimum over the columns reached and not yet final, in increasing column order.
-                last = td2 + 1
-                while hn > 0 and (ok[hc[0]] or hk[0] != d[hc[0]]):
-                    _pop(hk, hc, &hn)
-                if hn == 0:
-                    failed = True
-                    break
-                min_diff = hk[0]
-                while hn > 0 and hk[0] == min_diff:
-                    k = hc[0]
-                    _pop(hk, hc, &hn)
-                    if ok[k] == 0 and d[k] == min_diff:
-                        td1 += 1
-                        todo[td1] = k
-                for hp in range(td1 + 1):
-                    if y[todo[hp]] == -1:
-                        j = todo[hp]
-                        break
-                    ok[todo[hp]] = 1
-            if failed:
+            if not _assign_row(&st, i0):
+                failed = True
                 break
-            # Prices of the columns scanned before the last minimum; then the path is augmented.
-            for t in range(last, n_cols):
-                k = todo[t]
-                v[k] += d[k] - min_diff
-            while True:
-                i = lab[j]
-                y[j] = i
-                k = j
-                j = x[i]
-                x[i] = k
-                x_cost[i] = lab_cost[k]
-                if i == i0:
-                    break
-            for t in range(nt):
-                d[touched[t]] = INFINITY
-                ok[touched[t]] = 0
     if failed:
         raise ValueError("no full matching exists")
     return x_arr
+
+
+cdef struct _State:
+    const int64_t* indptr
+    const int64_t* indices
+    const double* cost
+    Py_ssize_t n_real, n_cols
+    double private_cost
+    int64_t* x  # the column of each row (-1: none yet)
+    int64_t* y  # the row of each column (-1: free)
+    double* v  # column prices
+    double* d  # the search's distances (INFINITY: not reached; -INFINITY: final, its distance in `final`)
+    double* final
+    int64_t* lab  # the row a column was reached from ...
+    double* lab_cost  # ... and the cost of that edge
+    double* x_cost  # the cost of each row's edge to its column
+    int64_t* todo  # the current minimum set (front) and the scanned columns (back)
+    int64_t* touched  # the columns the search reached
+    double* hk  # the heap of (distance, column) of reached columns not final
+    int64_t* hc
+    Py_ssize_t nt, hn, td1
+    double min_diff
+
+
+cdef inline int _relax(_State* st, Py_ssize_t i, Py_ssize_t k, double c, double h) noexcept nogil:
+    """Row i (scanned) reaches column k by an edge of cost c: 1 if k is a free column at the minimum (the end)."""
+    cdef double dj = c - st.v[k] - h
+    if not dj < st.d[k]:  # also for a final column (-INFINITY)
+        return 0
+    if st.d[k] == INFINITY:
+        st.touched[st.nt] = k
+        st.nt += 1
+    st.d[k] = dj
+    st.lab[k] = i
+    st.lab_cost[k] = c
+    if dj == st.min_diff:
+        if st.y[k] == -1:
+            return 1
+        st.td1 += 1
+        st.todo[st.td1] = k
+        _make_final(st, k)
+    else:
+        _push(st.hk, st.hc, &st.hn, dj, k)
+    return 0
+
+
+cdef inline void _make_final(_State* st, Py_ssize_t k) noexcept nogil:
+    st.final[k] = st.d[k]
+    st.d[k] = -INFINITY
+
+
+cdef inline Py_ssize_t _free_in_minimum(_State* st) noexcept nogil:
+    """The first free column of the minimum set (in its order), the others before it made final; -1 if none."""
+    cdef Py_ssize_t hp, k
+    for hp in range(st.td1 + 1):
+        k = st.todo[hp]
+        if st.y[k] == -1:
+            return k
+        _make_final(st, k)
+    return -1
+
+
+cdef bint _assign_row(_State* st, Py_ssize_t i0) noexcept nogil:
+    """Assign row i0 by a shortest augmenting path; False if no free column can be reached."""
+    cdef Py_ssize_t i, k, t, j, j0, td2, last, end
+    cdef double dj, h, c
+    st.nt = 0
+    st.hn = 0
+    st.min_diff = INFINITY
+    st.td1 = -1
+    last = st.n_cols
+    # The row's own edges (its private column last): the cheapest columns, in the order of the edges.
+    end = st.indptr[i0 + 1]
+    for t in range(st.indptr[i0], end + 1):
+        if t < end:
+            k = st.indices[t]
+            c = st.cost[t]
+        else:
+            k = st.n_real + i0
+            c = st.private_cost
+        dj = c - st.v[k]
+        st.touched[st.nt] = k
+        st.nt += 1
+        st.d[k] = dj
+        st.lab[k] = i0
+        st.lab_cost[k] = c
+        if dj <= st.min_diff:
+            if dj < st.min_diff:
+                st.td1 = -1
+                st.min_diff = dj
+            st.td1 += 1
+            st.todo[st.td1] = k
+    j = _free_in_minimum(st)
+    if j < 0:  # a search: the row's other columns enter the heap (not before: most rows end here)
+        for t in range(st.nt):
+            k = st.touched[t]
+            if st.d[k] != -INFINITY:
+                _push(st.hk, st.hc, &st.hn, st.d[k], k)
+    td2 = st.n_cols - 1
+    while j < 0:
+        if st.td1 < 0:
+            return False
+        j0 = st.todo[st.td1]
+        st.td1 -= 1
+        i = st.y[j0]
+        st.todo[td2] = j0
+        td2 -= 1
+        h = st.x_cost[i] - st.v[j0] - st.min_diff
+        end = st.indptr[i + 1]
+        for t in range(st.indptr[i], end):
+            if _relax(st, i, st.indices[t], st.cost[t], h):
+                j = st.indices[t]
+                break
+        if j < 0 and _relax(st, i, st.n_real + i, st.private_cost, h):
+            j = st.n_real + i
+        if j >= 0 or st.td1 >= 0:
+            continue
+        # The next minimum over the columns reached and not yet final, in increasing column order.
+        last = td2 + 1
+        while st.hn > 0 and st.hk[0] != st.d[st.hc[0]]:  # stale: lowered since, or final
+            _pop(st.hk, st.hc, &st.hn)
+        if st.hn == 0:
+            return False
+        st.min_diff = st.hk[0]
+        while st.hn > 0 and st.hk[0] == st.min_diff:
+            k = st.hc[0]
+            _pop(st.hk, st.hc, &st.hn)
+            if st.d[k] == st.min_diff:
+                st.td1 += 1
+                st.todo[st.td1] = k
+        j = _free_in_minimum(st)
+    # Prices of the columns scanned before the last minimum; then the path is augmented.
+    for t in range(last, st.n_cols):
+        k = st.todo[t]
+        st.v[k] += st.final[k] - st.min_diff
+    while True:
+        i = st.lab[j]
+        st.y[j] = i
+        k = j
+        j = st.x[i]
+        st.x[i] = k
+        st.x_cost[i] = st.lab_cost[k]
+        if i == i0:
+            break
+    for t in range(st.nt):
+        st.d[st.touched[t]] = INFINITY
+    return True
