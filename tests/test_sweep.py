@@ -97,3 +97,33 @@ def test_sweep_checks_its_input():
     with pytest.raises(InputError, match="gt_boundaries: expected the shape of bmap"):
         boundary_counts_sweep([np.ones((4, 4), bool)], [np.ones((5, 4), bool)])
     assert match_radius((3, 4), 0.1) == pytest.approx(0.5)
+
+
+def test_only_the_components_that_changed_are_solved_again(monkeypatch):
+    """Two contours far apart, each with its annotation; the second map drops a pixel of the left contour only:
+    the right contour's component keeps its matching (not passed to the solver again), the counts are the
+    per-threshold matcher's."""
+    import segensemble.evaluation.sweep as sweep_module
+
+    solved = []
+    real = sweep_module._assign_ranked
+    monkeypatch.setattr(sweep_module, "_assign_ranked",
+                        lambda rows, present, *a: solved.append(int(present.sum())) or real(rows, present, *a))
+    gt = np.zeros((30, 60), bool)
+    gt[10, 2:20] = gt[10, 40:58] = True
+    first = np.zeros_like(gt)
+    first[11, 3:21] = first[11, 41:57] = True
+    second = first.copy()
+    second[11, 3] = False
+    maps = [first, second]
+    assert boundary_counts_sweep(maps, [gt], max_dist=0.03, thin=False) == \
+        [boundary_counts(m, [gt], max_dist=0.03, thin=False) for m in maps]
+    assert solved == [34, 17]  # rows (the smaller side, the machine pixels): both contours, then the left one
+
+
+def test_component_roots_by_hand():
+    from segensemble.evaluation._sparse_assignment import component_roots
+
+    roots = component_roots(np.array([4, 1, 5]), np.array([1, 6, 3]), 7)
+    assert roots.tolist() == [0, 1, 2, 3, 1, 3, 1]  # {1, 4, 6} named 1, {3, 5} named 3, the rest alone
+    assert component_roots(np.zeros(0, np.int64), np.zeros(0, np.int64), 3).tolist() == [0, 1, 2]

@@ -13,7 +13,15 @@ Along a sweep the maps share most of their pixels, so here:
 - isolated pairs are matched directly and the rest is solved in one call,
   as the per-threshold matcher does. Union pixel ids keep the relative order
   of a threshold's own pixel ids, so the solver sees the same graph, rows
-  and columns in the same order, and returns the same matching.
+  and columns in the same order, and returns the same matching;
+- except for the connected components that did not change since the last
+  threshold: they keep their matching, and only the others are solved
+  (together). A component is unchanged exactly when it holds no machine
+  pixel new at this threshold and none of its annotation pixels had a
+  candidate pair with a machine pixel that left (``_Sweep._changed``); the
+  solver's matching of a graph is its matchings of the components solved
+  apart, with the same row side and relative order (each row's search stays
+  inside its component).
 
 So the counts are those of
 :func:`segensemble.evaluation.boundaries.boundary_counts` at every
@@ -26,6 +34,7 @@ import numpy as np
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
+from segensemble.evaluation._sparse_assignment import component_roots
 from segensemble.evaluation.correspond import _assign_sorted, candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
@@ -110,7 +119,7 @@ class _Sweep:
         self.by_machine = i[by_machine], j[by_machine], c[by_machine]
         self.by_gt = i[by_gt], j[by_gt], c[by_gt]
         self.n1, self.n2, self.oc = n_machine, n_gt, oc
-        self.previous = None  # (the last set, its matched machine pixels)
+        self.previous = None  # the last set, its matched machine pixels, its row side, its solved pairs
 
     def step(self, act: np.ndarray) -> np.ndarray:
         """Matched machine pixels (union ids) of the set ``act`` (a bool mask over the union's pixels)."""
@@ -119,27 +128,56 @@ class _Sweep:
         n1, n2 = self.n1, self.n2
         i, j, c = self.by_machine
         e = act[i]
-        ie, je = i[e], j[e]
+        ie, je, ce = i[e], j[e], c[e]
         deg1, deg2 = np.bincount(ie, minlength=n1), np.bincount(je, minlength=n2)
-        single = (deg1[ie] == 1) & (deg2[je] == 1)
-        out = [ie[single]]
-        rest = ~single
+        rest = (deg1[ie] != 1) | (deg2[je] != 1)
+        pairs, swapped = (np.zeros(0, np.int64), np.zeros(0, np.int64)), None
         if rest.any():
-            rows_m = np.bincount(ie[rest], minlength=n1) > 0
-            rows_g = np.bincount(je[rest], minlength=n2) > 0
+            rm, rg, rc = ie[rest], je[rest], ce[rest]
+            rows_m = np.bincount(rm, minlength=n1) > 0
+            rows_g = np.bincount(rg, minlength=n2) > 0
             # the per-threshold matcher's choice of row side: the smaller of the two pixel sets
-            if np.count_nonzero(rows_g) < np.count_nonzero(rows_m):
+            swapped = bool(np.count_nonzero(rows_g) < np.count_nonzero(rows_m))
+            dirty_m, dirty_g, kept = self._changed(act, rm, rg, rows_m, rows_g, swapped)
+            if swapped:
                 i, j, c = self.by_gt
-                keep = act[i] & ((deg1[i] != 1) | (deg2[j] != 1))
-                ri, rj, rc = i[keep], j[keep], c[keep]
-                _, b = _assign_ranked(rj, rows_g, ri, rows_m, rc, self.oc)
-                out.append(np.flatnonzero(rows_m)[b])
+                keep = act[i] & ((deg1[i] != 1) | (deg2[j] != 1)) & dirty_g[j]
+                a, b = _assign_ranked(j[keep], dirty_g, i[keep], dirty_m, c[keep], self.oc)
+                solved = np.flatnonzero(dirty_m)[b], np.flatnonzero(dirty_g)[a]
             else:
-                a, _ = _assign_ranked(ie[rest], rows_m, je[rest], rows_g, c[e][rest], self.oc)
-                out.append(np.flatnonzero(rows_m)[a])
-        matched = np.concatenate(out)
-        self.previous = (act, matched)
+                keep = dirty_m[rm]
+                a, b = _assign_ranked(rm[keep], dirty_m, rg[keep], dirty_g, rc[keep], self.oc)
+                solved = np.flatnonzero(dirty_m)[a], np.flatnonzero(dirty_g)[b]
+            pairs = np.concatenate([kept[0], solved[0]]), np.concatenate([kept[1], solved[1]])
+        matched = np.concatenate([ie[~rest], pairs[0]])
+        self.previous = (act, matched, swapped, pairs)
         return matched
+
+    def _changed(self, act, rm, rg, rows_m, rows_g, swapped):
+        """The pixels of the components (of three or more pixels) that changed since the last set, and the last
+        solved pairs of the others, which are this set's too.
+
+        A component C with no new machine pixel lies inside a component C' of the last set (its pixels and pairs
+        were all there). An extra vertex of C' would be an annotation pixel paired with a machine pixel of C (so
+        in C) or a machine pixel paired with an annotation pixel of C: in C if still present, so it left. Hence
+        C' = C unless an annotation pixel of C has a pair with a machine pixel that left; and solved with the
+        same row side and relative order, C has C's matching of the last set (components are solved apart
+        exactly as together: each row's search stays in its component).
+        """
+        n1 = self.n1
+        prev = self.previous
+        if prev is None or prev[2] != swapped:
+            return rows_m, rows_g, (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        root = component_roots(rm, n1 + rg, n1 + self.n2)
+        changed = np.zeros(n1 + self.n2, dtype=bool)
+        changed[root[np.flatnonzero(act & ~prev[0] & rows_m)]] = True  # a new machine pixel
+        i, j, _ = self.by_machine
+        touched = j[(prev[0] & ~act)[i]]  # annotation pixels paired with a machine pixel that left
+        changed[root[n1 + touched[rows_g[touched]]]] = True
+        pm, pg = prev[3]
+        keep = act[pm] & rows_m[pm]
+        keep[keep] = ~changed[root[pm[keep]]]
+        return rows_m & changed[root[:n1]], rows_g & changed[root[n1:]], (pm[keep], pg[keep])
 
 
 def _assign_ranked(rows, row_present, cols, col_present, cost, oc):
