@@ -35,6 +35,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+
 from segensemble.errors import InputError
 from segensemble.evaluation._sparse_assignment import assign_rows
 

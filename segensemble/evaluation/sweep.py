@@ -47,7 +47,8 @@ def boundary_counts_sweep(bmaps, gt_boundaries, *, max_dist: float = 0.0075, thi
     ----------
     bmaps : sequence of (H, W) bool arrays
         The machine boundary maps of a sweep (e.g. a soft map at every
-        threshold), thinned first unless ``thin=False``. Any order.
+        threshold), thinned first unless ``thin=False``. Any order; the work
+        saved is largest when consecutive maps differ little.
     gt_boundaries : list of (H, W) bool arrays
         Human boundary maps, one per annotator.
     max_dist : float, default 0.0075
