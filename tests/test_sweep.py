@@ -106,9 +106,9 @@ def test_only_the_components_that_changed_are_solved_again(monkeypatch):
     import segensemble.evaluation.sweep as sweep_module
 
     solved = []
-    real = sweep_module._assign_ranked
-    monkeypatch.setattr(sweep_module, "_assign_ranked",
-                        lambda rows, present, *a: solved.append(int(present.sum())) or real(rows, present, *a))
+    real = sweep_module._assign_ids
+    monkeypatch.setattr(sweep_module, "_assign_ids",
+                        lambda rows, *a: solved.append(len(np.unique(rows))) or real(rows, *a))
     gt = np.zeros((30, 60), bool)
     gt[10, 2:20] = gt[10, 40:58] = True
     first = np.zeros_like(gt)

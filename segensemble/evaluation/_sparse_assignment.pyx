@@ -96,12 +96,13 @@ def assign_rows(const int64_t[::1] indptr, const int64_t[::1] indices, const dou
         raise ValueError("indptr, indices, cost: not the CSR arrays of one graph")
     x_arr = np.full(nr, -1, dtype=np.int64)
     cdef int64_t[::1] x = x_arr
-    cdef int64_t[::1] y = np.full(n_cols, -1, dtype=np.int64)
-    cdef double[::1] v = np.zeros(n_cols, dtype=np.float64)
-    cdef double[::1] d = np.full(n_cols, INFINITY, dtype=np.float64)
-    cdef double[::1] final = np.zeros(n_cols, dtype=np.float64)
-    cdef int64_t[::1] lab = np.zeros(n_cols, dtype=np.int64)
-    cdef double[::1] lab_cost = np.zeros(n_cols, dtype=np.float64)
+    # The working arrays have one spare element, so that their first element exists even for an empty graph.
+    cdef int64_t[::1] y = np.full(n_cols + 1, -1, dtype=np.int64)
+    cdef double[::1] v = np.zeros(n_cols + 1, dtype=np.float64)
+    cdef double[::1] d = np.full(n_cols + 1, INFINITY, dtype=np.float64)
+    cdef double[::1] final = np.zeros(n_cols + 1, dtype=np.float64)
+    cdef int64_t[::1] lab = np.zeros(n_cols + 1, dtype=np.int64)
+    cdef double[::1] lab_cost = np.zeros(n_cols + 1, dtype=np.float64)
     cdef double[::1] x_cost = np.zeros(nr + 1, dtype=np.float64)
     cdef int64_t[::1] todo = np.empty(n_cols + 1, dtype=np.int64)
     cdef int64_t[::1] touched = np.empty(n_cols + 1, dtype=np.int64)
@@ -111,9 +112,8 @@ def assign_rows(const int64_t[::1] indptr, const int64_t[::1] indices, const dou
     st.indptr, st.indices, st.cost = &indptr[0], (&indices[0] if indices.shape[0] else NULL), \
         (&cost[0] if cost.shape[0] else NULL)
     st.n_real, st.n_cols, st.private_cost = n_real, n_cols, private_cost
-    st.x, st.y, st.v, st.d, st.final = &x[0] if nr else NULL, &y[0] if n_cols else NULL, \
-        &v[0] if n_cols else NULL, &d[0] if n_cols else NULL, &final[0] if n_cols else NULL
-    st.lab, st.lab_cost, st.x_cost = &lab[0] if n_cols else NULL, &lab_cost[0] if n_cols else NULL, &x_cost[0]
+    st.x, st.y, st.v, st.d, st.final = (&x[0] if nr else NULL), &y[0], &v[0], &d[0], &final[0]
+    st.lab, st.lab_cost, st.x_cost = &lab[0], &lab_cost[0], &x_cost[0]
     st.todo, st.touched, st.hk, st.hc = &todo[0], &touched[0], &hk[0], &hc[0]
     cdef Py_ssize_t i0
     cdef bint failed = False

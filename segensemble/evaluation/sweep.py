@@ -35,7 +35,8 @@ import numpy as np
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
 from segensemble.evaluation._sparse_assignment import component_roots
-from segensemble.evaluation.correspond import _assign_sorted, candidate_edges, check_max_dist, match_radius
+from segensemble.evaluation.correspond import (_assign_sorted, _compact, candidate_edges, check_max_dist,
+                                                 match_radius)
 
 __all__ = ["boundary_counts_sweep"]
 
@@ -143,13 +144,11 @@ class _Sweep:
             if swapped:
                 i, j, c = self.by_gt
                 keep = act[i] & ((deg1[i] != 1) | (deg2[j] != 1)) & dirty_g[j]
-                a, b = _assign_ranked(j[keep], dirty_g, i[keep], dirty_m, c[keep], self.oc)
-                solved = np.flatnonzero(dirty_m)[b], np.flatnonzero(dirty_g)[a]
+                solved_g, solved_m = _assign_ids(j[keep], n2, i[keep], n1, c[keep], self.oc)
             else:
                 keep = dirty_m[rm]
-                a, b = _assign_ranked(rm[keep], dirty_m, rg[keep], dirty_g, rc[keep], self.oc)
-                solved = np.flatnonzero(dirty_m)[a], np.flatnonzero(dirty_g)[b]
-            pairs = np.concatenate([kept[0], solved[0]]), np.concatenate([kept[1], solved[1]])
+                solved_m, solved_g = _assign_ids(rm[keep], n1, rg[keep], n2, rc[keep], self.oc)
+            pairs = np.concatenate([kept[0], solved_m]), np.concatenate([kept[1], solved_g])
         matched = np.concatenate([ie[~rest], pairs[0]])
         self.previous = (act, matched, swapped, pairs)
         return matched
@@ -181,9 +180,11 @@ class _Sweep:
         return rows_m & changed[root[:n1]], rows_g & changed[root[n1:]], (pm[keep], pg[keep])
 
 
-def _assign_ranked(rows, row_present, cols, col_present, cost, oc):
-    """:func:`~segensemble.evaluation.correspond.assign` of edges sorted by (row, column), given as ids with the
-    masks of the ids present; returns the matched pairs as ranks among the present rows and columns."""
-    row_rank = np.cumsum(row_present) - 1
-    col_rank = np.cumsum(col_present) - 1
-    return _assign_sorted(row_rank[rows], col_rank[cols], cost, int(row_rank[-1]) + 1, int(col_rank[-1]) + 1, oc)
+def _assign_ids(rows, n_rows, cols, n_cols, cost, oc):
+    """:func:`~segensemble.evaluation.correspond.assign` of edges sorted by (row, column) between pixel ids
+    (rows below ``n_rows``, columns below ``n_cols``); returns the matched pairs as those ids. The ids are ranked
+    among the ones present, which keeps their order."""
+    row_ids, row_rank = _compact(rows, n_rows)
+    col_ids, col_rank = _compact(cols, n_cols)
+    a, b = _assign_sorted(row_rank, col_rank, cost, len(row_ids), len(col_ids), oc)
+    return row_ids[a], col_ids[b]
