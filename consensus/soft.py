@@ -393,15 +393,14 @@ class DWH(_AlignedVoting):
         C, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
+        hard = [hard_member(ensemble, j) for j in others]  # (labels, k) of a hard member, else None
         t, C, overlap = 1, C.copy(), None  # C = (t - 1) / t * C + aligned / t in place, on a copy
-        for j, following in zip(others, others[1:] + [None]):
+        for j, member, following in zip(others, hard, hard[1:] + [None]):
             t += 1
-            member = hard_member(ensemble, j)
             if member is not None:  # one-hot once aligned; the next one's overlap in the same pass
                 labels, k = member
                 overlap = hard_overlap(labels, k, C, w) if overlap is None else overlap
-                overlap = average_in_one_hot(C, matched_columns(overlap)[labels], t,
-                                             following=hard_member(ensemble, following), weights=w)
+                overlap = average_in_one_hot(C, matched_columns(overlap)[labels], t, following=following, weights=w)
                 continue
             for s, block in aligned_blocks(member_memberships(ensemble, j, at_once=ALIGNED_AT_ONCE), C, w):
                 rows = C[s:s + len(block)]  # the overlap with the whole of C is taken before the first block
