@@ -224,15 +224,18 @@ def predict_probability(booster, features, stride: int, *, previous=None, candid
     workers = available_cores(n_jobs)
     parts = list(features) if isinstance(features, (list, tuple)) else [features]
     h, w = parts[0].shape[:2]
-    sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
-    rows = sub.reshape(-1, sub.shape[-1])
     if previous is None or candidates is None:
+        sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
+        rows = sub.reshape(-1, sub.shape[-1])
         p = _predict_rows(booster, rows, workers).reshape(sub.shape[:2]).astype(np.float32)
     else:
         p = np.asarray(previous, dtype=np.float32)[::stride, ::stride].copy()
         where = np.flatnonzero(p.ravel() >= candidates)
-        if len(where):
-            p.ravel()[where] = _predict_rows(booster, rows[where], workers)
+        if len(where):  # only the candidates' rows are gathered (a few % of the subgrid)
+            y, x = np.divmod(where, p.shape[1])
+            y, x = y * stride, x * stride
+            rows = np.concatenate([np.asarray(f[y, x]).reshape(len(where), -1) for f in parts], axis=1)
+            p.ravel()[where] = _predict_rows(booster, rows, workers)
     if stride == 1:
         return p
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / stride  # pixel (y, x) is subgrid point (y, x) / stride
