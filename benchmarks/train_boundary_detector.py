@@ -56,16 +56,18 @@ def boundary_target(gt) -> np.ndarray:
     return np.mean([ndimage.binary_dilation(b, cross) for b in gt.boundaries], axis=0)
 
 
-def _sample(k: int, target: np.ndarray) -> np.ndarray:
+def _sample(k: int, target: np.ndarray, where=None) -> np.ndarray:
+    """Up to POSITIVES pixels with a positive target and NEGATIVES with target 0 (among ``where`` when given)."""
     rng = np.random.default_rng(k)
-    pos, neg = np.flatnonzero(target > 0), np.flatnonzero(target == 0)
+    allowed = np.ones(target.shape, bool) if where is None else where
+    pos, neg = np.flatnonzero(allowed & (target > 0)), np.flatnonzero(allowed & (target == 0))
     return np.concatenate([rng.choice(pos, min(len(pos), POSITIVES), replace=False),
                            rng.choice(neg, min(len(neg), NEGATIVES), replace=False)])
 
 
 def _rows(task):
     """Sampled feature rows and targets of one train image (with the context of ``stage1`` when given)."""
-    root, k, (split, image_id), stage1, stride, feature_set = task
+    root, k, (split, image_id), stage1, stride, feature_set, candidates = task
     from segensemble.datasets import BSDS500
     from segensemble.edges.detector import load_boundary_model, predict_probability
     from segensemble.edges.features import boundary_features, context_features
@@ -73,16 +75,20 @@ def _rows(task):
     ds = BSDS500(root)
     features = boundary_features(ds.image(split, image_id), feature_set=feature_set)
     target = boundary_target(ds.ground_truth(split, image_id))
+    where = None
     if stage1 is not None:
         booster = load_boundary_model(stage1).stages[0]
-        context = context_features(predict_probability(booster, features, stride))
-        features = np.concatenate([features, context], axis=-1)
-    idx = _sample(k, target)
+        p = predict_probability(booster, features, stride)
+        features = np.concatenate([features, context_features(p)], axis=-1)
+        if candidates is not None:  # stage 2 learns only the pixels it will be asked about
+            where = p >= candidates
+    idx = _sample(k, target, where)
     return features.reshape(-1, features.shape[-1])[idx], target.ravel()[idx]
 
 
-def _gather(root, ids, jobs, feature_set, stage1_of=None, stride=2):
-    tasks = [(root, k, i, None if stage1_of is None else stage1_of(k), stride, feature_set) for k, i in enumerate(ids)]
+def _gather(root, ids, jobs, feature_set, stage1_of=None, stride=2, candidates=None):
+    tasks = [(root, k, i, None if stage1_of is None else stage1_of(k), stride, feature_set, candidates)
+             for k, i in enumerate(ids)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_SPAWN) as pool:
         parts = list(pool.map(_rows, tasks))
     return [p[0] for p in parts], [p[1] for p in parts]
@@ -121,6 +127,9 @@ def main() -> None:
     ap.add_argument("--stages", type=int, default=2, choices=(1, 2))
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--learning-rate", type=float, default=0.1)
+    ap.add_argument("--stage2-rounds", type=int, default=None, help="trees of stage 2 (default: --rounds)")
+    ap.add_argument("--stage2-learning-rate", type=float, default=None,
+                    help="learning rate of stage 2 (default: --learning-rate)")
     ap.add_argument("--leaves", type=int, default=63, help="leaves per tree")
     ap.add_argument("--stride", type=int, default=2, help="prediction stride of the last stage")
     ap.add_argument("--context-stride", type=int, default=3,
@@ -129,9 +138,13 @@ def main() -> None:
                     help="feature set (v2: the coarse oriented gradients at half size, a sixth of the cost)")
     ap.add_argument("--candidates", type=float, default=None,
                     help="stage 2 predicts only where stage 1 reaches this probability (default: everywhere)")
+    ap.add_argument("--train-on-candidates", action="store_true",
+                    help="sample stage 2's training pixels only where the held-out stage 1 reaches --candidates")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", required=True, help="model file to write (.json.gz)")
     args = ap.parse_args()
+    if args.train_on_candidates and (args.candidates is None or args.stages != 2):
+        ap.error("--train-on-candidates: needs --candidates and --stages 2")
     if args.refit_on_val and args.val:
         ap.error("--val: val is part of the training data with --refit-on-val; choose the settings first")
 
@@ -145,10 +158,10 @@ def main() -> None:
     print(f"stage 1 rows: {sum(len(y) for y in Y)} from {len(ids)} images ({time.perf_counter() - start:.0f} s)",
           flush=True)
 
-    def fit(parts):
+    def fit(parts, rounds=args.rounds, learning_rate=args.learning_rate):
         xs, ys = [X[k] for k in parts], [Y[k] for k in parts]
         data = lightgbm.Dataset(np.concatenate(xs), np.concatenate(ys))
-        return lightgbm.train(_params(args.jobs, args.learning_rate, args.leaves), data, args.rounds)
+        return lightgbm.train(_params(args.jobs, learning_rate, args.leaves), data, rounds)
 
     stages = [fit(range(len(ids)))]
     info = {"train_images": len(ids), "splits": sorted({split for split, _ in ids}), "rounds": args.rounds,
@@ -162,14 +175,21 @@ def main() -> None:
             path = f"{args.out}.fold{f}.tmp"
             BoundaryModel((fit(fold),), (args.stride,), {}, args.features).to_file(path)
             tmp.append(path)
-        X, Y = _gather(root, ids, args.jobs, args.features, stage1_of=lambda k: tmp[1 - k % 2], stride=args.stride)
+        X, Y = _gather(root, ids, args.jobs, args.features, stage1_of=lambda k: tmp[1 - k % 2], stride=args.stride,
+                       candidates=args.candidates if args.train_on_candidates else None)
         for path in tmp:
             os.remove(path)
-        stages.append(fit(range(len(ids))))
+        stages.append(fit(range(len(ids)), args.stage2_rounds or args.rounds,
+                          args.stage2_learning_rate or args.learning_rate))
+        if args.stage2_rounds or args.stage2_learning_rate:
+            info["stage2_rounds"] = args.stage2_rounds or args.rounds
+            info["stage2_learning_rate"] = args.stage2_learning_rate or args.learning_rate
     info["train_seconds"] = round(time.perf_counter() - start, 1)
     strides = (args.stride,) if args.stages == 1 else (args.context_stride, args.stride)
     info["strides"] = list(strides)
     info["features"], info["candidates"] = args.features, args.candidates
+    if args.train_on_candidates:
+        info["stage2_trained_on_candidates"] = True
     out = BoundaryModel(tuple(stages), strides, info, args.features, args.candidates).to_file(args.out)
     print(f"trained in {info['train_seconds']} s -> {out}", flush=True)
     if args.val:
