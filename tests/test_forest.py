@@ -144,6 +144,15 @@ def test_models_it_does_not_walk_are_left_to_lightgbm():
         CompiledForest(HAND.replace("objective=regression", "objective=lambdarank"))
     with pytest.raises(UnsupportedModel, match="categorical"):
         CompiledForest(HAND.replace("decision_type=2 2", "decision_type=3 2"))
+    for broken, why in (("left_child=0 -1", "do not make trees"),  # a node its own child: a loop
+                        ("right_child=-4 -2", "do not make trees"),  # a leaf the tree does not have
+                        ("right_child=-1 -2", "do not make trees"),  # leaf 0 reached twice, leaf 2 never
+                        ("threshold=0.5\n", "threshold: a tree whose array"),
+                        ("leaf_value=1 -1 x", "expected 4 numbers")):  # both trees' leaves are read at once
+        key = broken.split("=")[0] + "="
+        line = next(x for x in HAND.splitlines() if x.startswith(key))
+        with pytest.raises(UnsupportedModel, match=why):
+            CompiledForest(HAND.replace(line + "\n", broken if broken.endswith("\n") else broken + "\n", 1))
     with pytest.raises(UnsupportedModel, match="max_feature_idx"):
         CompiledForest("tree\nversion=v4\n")
     with pytest.raises(ValueError, match="rows: expected a 2-D array of 2 columns"):

@@ -31,7 +31,7 @@ ctypedef fused real:
 cdef double ZERO = <double> <float> 1e-35
 
 
-def forest_scores(const real[:, ::1] rows, const int32_t[::1] root, const int32_t[::1] feature,
+def forest_scores(const real[:, :] rows, const int32_t[::1] root, const int32_t[::1] feature,
                   const double[::1] threshold, const int8_t[::1] missing, const int8_t[::1] default_left,
                   const int32_t[::1] left, const int32_t[::1] right, const double[::1] leaf_value,
                   double sigmoid=0.0):
@@ -70,7 +70,7 @@ cdef enum:
     BLOCK = 64  # rows walked in lockstep through each tree by lockstep_scores
 
 
-def lockstep_scores(const real[:, ::1] rows, const int32_t[::1] root, const int32_t[::1] depth,
+def lockstep_scores(const real[:, :] rows, const int32_t[::1] root, const int32_t[::1] depth,
                     const int32_t[::1] feature, const double[::1] threshold, const int32_t[::1] child,
                     const double[::1] value, double sigmoid=0.0):
     """:func:`forest_scores` of a forest whose splits all have missing type none, walked without branches.

@@ -225,9 +225,10 @@ def predict_probability(booster, features, stride: int, *, previous=None, candid
     parts = list(features) if isinstance(features, (list, tuple)) else [features]
     h, w = parts[0].shape[:2]
     if previous is None or candidates is None:
-        sub = np.concatenate([np.atleast_3d(f[::stride, ::stride]) for f in parts], axis=-1)
-        rows = sub.reshape(-1, sub.shape[-1])
-        p = _predict_rows(booster, rows, workers).reshape(sub.shape[:2]).astype(np.float32)
+        # one feature after the other (the rows column-major): each plane is copied in one contiguous run
+        sub = np.concatenate([np.moveaxis(np.atleast_3d(f[::stride, ::stride]), -1, 0) for f in parts], axis=0)
+        rows = sub.reshape(len(sub), -1).T
+        p = _predict_rows(booster, rows, workers).reshape(sub.shape[1:]).astype(np.float32)
     else:
         p = np.asarray(previous, dtype=np.float32)[::stride, ::stride].copy()
         where = np.flatnonzero(p.ravel() >= candidates)

@@ -20,6 +20,8 @@ and prediction rules of LightGBM 4 (``Tree::NumericalDecision``, ``GBDT::Predict
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from segensemble.edges._forest import forest_scores, lockstep_scores
@@ -34,11 +36,17 @@ class UnsupportedModel(ValueError):
     """A model text that :class:`CompiledForest` does not walk itself (LightGBM predicts it)."""
 
 
-def _numbers(value: str, kind) -> np.ndarray:
+def _numbers(value: str, kind, count: int) -> np.ndarray:
+    """``count`` numbers separated by spaces (NumPy's C parser; correctly rounded, as LightGBM's own reading)."""
     try:
-        return np.array(value.split(), dtype=kind) if value else np.zeros(0, dtype=kind)
-    except ValueError as exc:
-        raise UnsupportedModel(f"not a list of numbers: {value[:40]!r}") from exc
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # older NumPy warns where newer raises
+            out = np.fromstring(value, dtype=kind, sep=" ") if count else np.zeros(0, kind)
+    except ValueError:  # text that is not numbers
+        out = None
+    if out is None or len(out) != count:
+        raise UnsupportedModel(f"expected {count} numbers in {value[:40]!r}")
+    return out
 
 
 def _sigmoid_scale(objective: str) -> float:
@@ -51,6 +59,52 @@ def _sigmoid_scale(objective: str) -> float:
         return 0.0 if words[0] == "regression" else 1.0
     scale = [w.partition(":")[2] for w in words[1:] if w.startswith("sigmoid:")]
     return float(scale[0]) if scale else 1.0
+
+
+def _joined(trees, key: str, kind, counts) -> np.ndarray:
+    """The ``key`` arrays of the trees, parsed in one call; each tree must have its count of them."""
+    texts = [t.get(key, "").strip() for t in trees]
+    if [x.count(" ") + 1 if x else 0 for x in texts] != counts.tolist():
+        raise UnsupportedModel(f"{key}: a tree whose array does not have its number of nodes or leaves")
+    return _numbers(" ".join(texts), kind, int(counts.sum()))
+
+
+def _tree_arrays(trees, n_features: int) -> tuple:
+    """The node arrays of :func:`segensemble.edges._forest.forest_scores` (see there), checked to be trees."""
+    if not trees:
+        raise UnsupportedModel("a model text without trees")
+    if any(t.get("num_cat", "0") != "0" or t.get("is_linear", "0") != "0" for t in trees):
+        raise UnsupportedModel("categorical splits or linear trees are left to LightGBM")
+    n_leaf = _numbers(" ".join(t.get("num_leaves", "x") for t in trees), np.int64, len(trees))
+    if (n_leaf < 1).any():
+        raise UnsupportedModel("a tree without leaves")
+    n_int, split = n_leaf - 1, [t for t in trees if t.get("num_leaves") != "1"]
+    leaf_value = _joined(trees, "leaf_value", np.float64, n_leaf)
+    inner = n_int[n_int > 0]
+    feature, threshold, decision, left, right = (
+        _joined(split, key, kind, inner) for key, kind in (("split_feature", np.int64), ("threshold", np.float64),
+                                                            ("decision_type", np.int64), ("left_child", np.int64),
+                                                            ("right_child", np.int64)))
+    node_start, leaf_start = np.cumsum(n_int) - n_int, np.cumsum(n_leaf) - n_leaf
+    tree = np.repeat(np.arange(len(trees)), n_int)
+    local = np.arange(len(tree)) - node_start[tree]
+    children = np.concatenate([left, right])
+    owner, parent = np.tile(tree, 2), np.tile(local, 2)
+    # a tree: an inner child comes after its parent, every node but the root and every leaf is one node's child
+    ok = np.where(children >= 0, (children > parent) & (children < n_int[owner]), -children - 1 < n_leaf[owner])
+    glob = np.where(children >= 0, children + node_start[owner], children - leaf_start[owner])
+    once = np.bincount(glob[glob >= 0], minlength=len(tree)), np.bincount(-glob[glob < 0] - 1, minlength=len(leaf_value))
+    if not (ok.all() and np.array_equal(once[0], (local > 0).astype(np.int64))
+            and np.array_equal(once[1], np.repeat(n_int > 0, n_leaf).astype(np.int64))):
+        raise UnsupportedModel("child arrays that do not make trees")
+    if (decision & 1).any():
+        raise UnsupportedModel("categorical splits are left to LightGBM")
+    if len(feature) and (feature.min() < 0 or feature.max() >= n_features):
+        raise UnsupportedModel("a split on a feature the model does not have")
+    roots = np.where(n_int > 0, node_start, -leaf_start - 1)
+    return (roots.astype(np.int32), feature.astype(np.int32), threshold, ((decision >> 2) & 3).astype(np.int8),
+            ((decision >> 1) & 1).astype(np.int8), glob[:len(tree)].astype(np.int32),
+            glob[len(tree):].astype(np.int32), leaf_value)
 
 
 def _trees(text: str) -> list:
@@ -125,41 +179,7 @@ class CompiledForest:
             self._num_features = int(head["max_feature_idx"]) + 1
         except ValueError as exc:
             raise UnsupportedModel(f"max_feature_idx {head['max_feature_idx']!r}: not a whole number") from exc
-        roots, parts, leaves = [], {k: [] for k in ("feature", "threshold", "decision", "left", "right")}, []
-        nodes = n_leaves = 0
-        for tree in _trees(text):
-            if tree.get("num_cat", "0") != "0" or tree.get("is_linear", "0") != "0":
-                raise UnsupportedModel("categorical splits or linear trees are left to LightGBM")
-            values = _numbers(tree.get("leaf_value", ""), np.float64)
-            if int(tree.get("num_leaves", "0")) != len(values) or not len(values):
-                raise UnsupportedModel("a tree whose leaves do not match num_leaves")
-            if len(values) == 1:
-                roots.append(-n_leaves - 1)
-            else:
-                children = [_numbers(tree.get(k, ""), np.int64) for k in ("left_child", "right_child")]
-                for k, side in zip(("left", "right"), children):  # tree-local -> global node and leaf numbers
-                    parts[k].append(np.where(side >= 0, side + nodes, side - n_leaves))
-                parts["feature"].append(_numbers(tree.get("split_feature", ""), np.int64))
-                parts["threshold"].append(_numbers(tree.get("threshold", ""), np.float64))
-                parts["decision"].append(_numbers(tree.get("decision_type", ""), np.int64))
-                if len({len(p[-1]) for p in parts.values()}) != 1 or len(parts["feature"][-1]) != len(values) - 1:
-                    raise UnsupportedModel("a tree whose node arrays differ in length")
-                roots.append(nodes)
-                nodes += len(values) - 1
-            leaves.append(values)
-            n_leaves += len(values)
-        if not roots:
-            raise UnsupportedModel("a model text without trees")
-        cat = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in parts.items()}
-        decision = cat["decision"].astype(np.int64)
-        if (decision & 1).any():
-            raise UnsupportedModel("categorical splits are left to LightGBM")
-        if len(cat["feature"]) and (cat["feature"].min() < 0 or cat["feature"].max() >= self._num_features):
-            raise UnsupportedModel("a split on a feature the model does not have")
-        self._arrays = (np.array(roots, np.int32), cat["feature"].astype(np.int32),
-                        cat["threshold"].astype(np.float64), ((decision >> 2) & 3).astype(np.int8),
-                        ((decision >> 1) & 1).astype(np.int8), cat["left"].astype(np.int32),
-                        cat["right"].astype(np.int32), np.concatenate(leaves))
+        self._arrays = _tree_arrays(_trees(text), self._num_features)
         self._lockstep = _lockstep_arrays(*self._arrays) if not self._arrays[3].any() else None
         self.num_classes = 1
 
@@ -180,7 +200,7 @@ class CompiledForest:
 
     def predict(self, rows, num_threads: int = 1) -> np.ndarray:
         """Predictions (probabilities of a binary model) of the rows of a 2-D array (float32 or float64; others are
-        read as float32).
+        read as float32), in any memory layout (a column-major array, one feature after the other, is read in place).
 
         ``num_threads`` is accepted for LightGBM's signature; the walk is one thread (it releases the GIL, so
         callers split rows between threads themselves).
@@ -188,7 +208,7 @@ class CompiledForest:
         rows = np.asarray(rows)
         if rows.ndim != 2 or rows.shape[1] != self._num_features:
             raise ValueError(f"rows: expected a 2-D array of {self._num_features} columns, got shape {rows.shape}")
-        data = np.ascontiguousarray(rows, dtype=rows.dtype if rows.dtype in (np.float32, np.float64) else np.float32)
+        data = rows if rows.dtype in (np.float32, np.float64) else rows.astype(np.float32)  # any layout
         if self._lockstep is not None:
             return lockstep_scores(data, *self._lockstep, sigmoid=self._sigmoid)
         return forest_scores(data, *self._arrays, sigmoid=self._sigmoid)
