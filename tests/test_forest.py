@@ -157,3 +157,25 @@ def test_models_it_does_not_walk_are_left_to_lightgbm():
         CompiledForest("tree\nversion=v4\n")
     with pytest.raises(ValueError, match="rows: expected a 2-D array of 2 columns"):
         CompiledForest(HAND).predict(np.zeros((3, 5)))
+
+
+@pytest.mark.parametrize("name", ["boundary-v1", "boundary-v2"])
+def test_the_detector_gives_lightgbms_map(name):
+    """The whole detector (both stages, strides, candidates) with the compiled trees and with LightGBM's."""
+    from dataclasses import replace
+
+    from segensemble.edges.detector import _RECENT, detect_boundaries, load_boundary_model
+
+    model = load_boundary_model(name)
+    assert all(isinstance(s, CompiledForest) for s in model.stages)
+    reference = replace(model, stages=tuple(TextBooster(s.model_to_string()) for s in model.stages))
+    rng = np.random.default_rng(5)
+    img = np.zeros((90, 120, 3))
+    img[:, 50:] = [0.8, 0.3, 0.2]
+    img[30:70, 20:90] += 0.4
+    img = np.clip(img + rng.normal(scale=0.05, size=img.shape), 0, 1)
+    maps = []
+    for m in (model, reference):
+        _RECENT.clear()
+        maps.append(detect_boundaries(img, model=m, nms=False))
+    assert np.array_equal(maps[0], maps[1])
