@@ -1,7 +1,8 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""Raw scores of a forest of binary decision trees (LightGBM's numerical splits), one row at a time, compiled.
+"""Scores of a forest of binary decision trees (LightGBM's numerical splits), compiled.
 
-Each row goes down every tree in turn and the leaf values are added in the
+Each row goes down every tree in turn (:func:`forest_scores` one row at a time, :func:`lockstep_scores` blocks of
+rows in lockstep) and the leaf values are added in the
 trees' order, starting from 0.0 — the order LightGBM adds them in, so the
 sums are its sums. A split reads feature ``f`` as a double and sends the row
 left when ``x[f] <= threshold``, except where LightGBM makes another choice:

@@ -78,7 +78,8 @@ def _tree_arrays(trees, n_features: int) -> tuple:
     n_leaf = _numbers(" ".join(t.get("num_leaves", "x") for t in trees), np.int64, len(trees))
     if (n_leaf < 1).any():
         raise UnsupportedModel("a tree without leaves")
-    n_int, split = n_leaf - 1, [t for t in trees if t.get("num_leaves") != "1"]
+    n_int = n_leaf - 1
+    split = [t for t, k in zip(trees, n_int) if k > 0]
     leaf_value = _joined(trees, "leaf_value", np.float64, n_leaf)
     inner = n_int[n_int > 0]
     feature, threshold, decision, left, right = (
@@ -93,7 +94,8 @@ def _tree_arrays(trees, n_features: int) -> tuple:
     # a tree: an inner child comes after its parent, every node but the root and every leaf is one node's child
     ok = np.where(children >= 0, (children > parent) & (children < n_int[owner]), -children - 1 < n_leaf[owner])
     glob = np.where(children >= 0, children + node_start[owner], children - leaf_start[owner])
-    once = np.bincount(glob[glob >= 0], minlength=len(tree)), np.bincount(-glob[glob < 0] - 1, minlength=len(leaf_value))
+    once = (np.bincount(glob[glob >= 0], minlength=len(tree)),
+            np.bincount(-glob[glob < 0] - 1, minlength=len(leaf_value)))
     if not (ok.all() and np.array_equal(once[0], (local > 0).astype(np.int64))
             and np.array_equal(once[1], np.repeat(n_int > 0, n_leaf).astype(np.int64))):
         raise UnsupportedModel("child arrays that do not make trees")
