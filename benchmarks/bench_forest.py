@@ -1,10 +1,11 @@
 """Seconds of the boundary detector's tree ensembles: LightGBM's C interface against the compiled tree walker.
 
-For every shipped detector model and stage, the rows the detector predicts on
-BSDS500 val images (stage 1 at its stride on every pixel; stage 2 at its
-stride, on the candidates only when the model has a candidate threshold)
-are predicted by :class:`~segensemble.edges.booster.TextBooster` (LightGBM)
-and by :class:`~segensemble.edges.forest.CompiledForest`, one thread, best of
+For every shipped detector model and stage, the rows the detector hands that
+stage on BSDS500 val images (recorded from a run of the detector: stage 1 at
+its stride on every pixel; stage 2 at its stride, on the candidates only when
+the model has a candidate threshold; in the detector's layout) are predicted
+by :class:`~segensemble.edges.booster.TextBooster` (LightGBM) and by
+:class:`~segensemble.edges.forest.CompiledForest`, one thread, best of
 ``--repeat``, in the same process; the predictions are asserted equal bit for
 bit. Then the whole detector (features + both stages) per image with each.
 
@@ -32,21 +33,26 @@ def _best(fn, repeat: int) -> float:
     return best
 
 
-def _stage_rows(model, image):
-    """The rows each stage of ``model`` predicts on ``image`` (as the detector gathers them)."""
-    from segensemble.edges.detector import predict_probability
-    from segensemble.edges.features import boundary_features, context_features
+class _Recorder:
+    """A stage that keeps the rows the detector hands it (as given) and predicts with the stage it wraps."""
 
-    feats = boundary_features(image, feature_set=model.features)
-    s1, s2 = model.strides[0], model.strides[-1]
-    rows = [feats[::s1, ::s1].reshape(-1, feats.shape[-1])]
-    if len(model.stages) > 1:
-        p = predict_probability(model.stages[0], feats, s1)
-        both = np.concatenate([feats, context_features(p)], axis=-1)[::s2, ::s2].reshape(-1, rows[0].shape[1] + 52)
-        if model.candidates is not None:
-            both = both[p[::s2, ::s2].ravel() >= model.candidates]
-        rows.append(np.ascontiguousarray(both))
-    return rows
+    def __init__(self, stage):
+        self.stage, self.rows = stage, []
+
+    def predict(self, rows, num_threads: int = 1):
+        self.rows.append(rows)
+        return self.stage.predict(rows, num_threads=num_threads)
+
+
+def _stage_rows(model, image) -> list:
+    """The rows each stage of ``model`` predicts on ``image``, recorded from a run of the detector itself (one
+    thread: one call per stage, none for a candidate stage without candidates)."""
+    from segensemble.edges.detector import _RECENT, detect_boundaries
+
+    recorders = tuple(_Recorder(stage) for stage in model.stages)
+    _RECENT.clear()
+    detect_boundaries(image, model=replace(model, stages=recorders), nms=False)
+    return [r.rows[0] if r.rows else np.zeros((0, r.stage.num_feature()), np.float32) for r in recorders]
 
 
 def main() -> None:

@@ -179,11 +179,10 @@ def main() -> None:
                        candidates=args.candidates if args.train_on_candidates else None)
         for path in tmp:
             os.remove(path)
-        stages.append(fit(range(len(ids)), args.stage2_rounds or args.rounds,
-                          args.stage2_learning_rate or args.learning_rate))
+        rounds, rate = args.stage2_rounds or args.rounds, args.stage2_learning_rate or args.learning_rate
+        stages.append(fit(range(len(ids)), rounds, rate))
         if args.stage2_rounds or args.stage2_learning_rate:
-            info["stage2_rounds"] = args.stage2_rounds or args.rounds
-            info["stage2_learning_rate"] = args.stage2_learning_rate or args.learning_rate
+            info["stage2_rounds"], info["stage2_learning_rate"] = rounds, rate
     info["train_seconds"] = round(time.perf_counter() - start, 1)
     strides = (args.stride,) if args.stages == 1 else (args.context_stride, args.stride)
     info["strides"] = list(strides)
