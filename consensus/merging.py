@@ -29,123 +29,20 @@ from segensemble.consensus._memory import check_dense
 from segensemble.errors import InputError
 from segensemble.validation import check_member_weights
 from segensemble.features import boundary_strength, lab_colour, standardise, texture_features
+from segensemble.consensus._learned import (LEARNED_COEFFICIENTS, PAIR_FEATURES, boundary_probability,
+                                            check_coefficients, learned_key, learned_merges, pair_features,
+                                            pair_features_many)
 
 __all__ = ["BoundaryMerge", "atom_adjacency", "merge_hierarchy", "cut_hierarchy", "pair_features", "pair_features_many",
-           "normalised_member_weights", "region_merger", "boundary_probability", "learned_key", "check_coefficients",
+           "normalised_member_weights", "region_merger", "boundary_probability", "learned_key", "learned_merges",
+           "check_coefficients",
            "image_statistics", "PAIR_FEATURES", "LEARNED_COEFFICIENTS", "LEARNED_THRESHOLD", "MAX_UNGRIDDED"]
 
 #: Objects accepted without a pixel grid when ``min_size`` or ``size_penalty`` make every pair a border to merge.
 MAX_UNGRIDDED = 2000
 
-#: What the learned criterion sees of two adjacent regions (see :func:`pair_features`).
-PAIR_FEATURES = ("vote", "gradient", "colour", "texture", "size", "length")
-
-#: Logistic coefficients of the learned criterion for an unweighted member vote, fitted on the
-#: 200 BSDS500 train images only by ``benchmarks/train_merge_model.py``.
-LEARNED_COEFFICIENTS = {
-    "vote": 3.251, "gradient": 1.545, "colour": 1.508, "texture": 0.601, "size": 2.233, "length": -0.499,
-    "bias": -3.973,
-}
-
 #: Cut of the learned criterion (``threshold='auto'``), chosen on the 100 BSDS500 val images.
 LEARNED_THRESHOLD = 0.45
-
-#: Feature scales: Lab distance / 50, standardised-texture distance / 2.5 (both capped at 2).
-_COLOUR_SCALE, _TEXTURE_SCALE, _CAP = 50.0, 2.5, 2.0
-
-
-def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:
-    """The :data:`PAIR_FEATURES` of two adjacent regions of a merger built by :class:`BoundaryMerge`.
-
-    ``vote`` and ``gradient`` are means along the shared border (border
-    quantities 0 and 1); ``colour`` and ``texture`` the distances between
-    the regions' mean Lab colour (region sums 0-2, over 50) and mean
-    standardised texture energy (the remaining sums, over 2.5), capped at 2;
-    ``size`` is ``log10(smaller size / image size) / 4 + 1`` and ``length``
-    ``log10(border length) / 3``.
-
-    Examples
-    --------
-    >>> m = RegionMerger(2, np.array([[0, 1]]), np.array([10.0]), np.array([[1.0, 0.5]]), sizes=np.array([100, 900]),
-    ...                  region_sums=np.zeros((2, 9)))
-    >>> pair_features(m, 0, 1).round(3).tolist()
-    [1.0, 0.5, 0.0, 0.0, 0.75, 0.333]
-    """
-    su, sv = merger.size[u], merger.size[v]
-    d = merger.region_mean(u) - merger.region_mean(v)
-    return np.array([
-        *merger.border_mean(u, v)[:2],
-        min(np.sqrt(d[:3] @ d[:3]) / _COLOUR_SCALE, _CAP),
-        min(np.sqrt(d[3:] @ d[3:]) / _TEXTURE_SCALE, _CAP),
-        np.log10(min(su, sv) / merger.total) / 4 + 1,
-        np.log10(merger.border_length(u, v)) / 3,
-    ])
-
-
-def pair_features_many(merger: RegionMerger, u: int, vs) -> np.ndarray:
-    """:func:`pair_features` of region ``u`` with each region of the int array ``vs`` at once, (len(vs), 6).
-
-    ``u`` may also be an int array, one region per entry of ``vs`` (any set of adjacent pairs).
-
-    The same quantities computed as arrays (equal to :func:`pair_features` up to rounding); the image-aware frame
-    keys its merges with it.
-
-    Examples
-    --------
-    >>> m = RegionMerger(2, np.array([[0, 1]]), np.array([10.0]), np.array([[1.0, 0.5]]), sizes=np.array([100, 900]),
-    ...                  region_sums=np.zeros((2, 9)))
-    >>> pair_features_many(m, 0, np.array([1])).round(3).tolist()
-    [[1.0, 0.5, 0.0, 0.0, 0.75, 0.333]]
-    """
-    vs = np.asarray(vs, dtype=np.int64)
-    d = merger.means[u] - merger.means[vs]
-    acc = merger.border_sums(u, vs)
-    out = np.empty((len(vs), len(PAIR_FEATURES)))
-    np.divide(acc[:, 1:3], acc[:, :1], out=out[:, :2])
-    out[:, 2] = np.minimum(np.sqrt(np.einsum("ij,ij->i", d[:, :3], d[:, :3])) / _COLOUR_SCALE, _CAP)
-    out[:, 3] = np.minimum(np.sqrt(np.einsum("ij,ij->i", d[:, 3:], d[:, 3:])) / _TEXTURE_SCALE, _CAP)
-    out[:, 4] = np.log10(np.minimum(merger.size[u], merger.size[vs]) / merger.total) / 4 + 1
-    out[:, 5] = np.log10(acc[:, 0]) / 3
-    return out
-
-
-def boundary_probability(features, coefficients):
-    """Logistic probability that a border separates two ground-truth segments.
-
-    ``features``: one row of :data:`PAIR_FEATURES` (a float is returned) or an (n, 6) array (n probabilities).
-
-    Examples
-    --------
-    >>> round(boundary_probability(np.zeros(6), LEARNED_COEFFICIENTS), 3)
-    0.018
-    """
-    f = np.asarray(features, dtype=np.float64)
-    if f.ndim == 2:
-        z = coefficients["bias"] + f @ np.array([coefficients[k] for k in PAIR_FEATURES])
-        return 1.0 / (1.0 + np.exp(-z))
-    z = coefficients["bias"] + sum(coefficients[k] * x for k, x in zip(PAIR_FEATURES, f))
-    return float(1.0 / (1.0 + np.exp(-z)))
-
-
-def learned_key(coefficients):
-    """Batched learned merge key: :func:`boundary_probability` of :func:`pair_features_many` (coefficients read once).
-
-    Examples
-    --------
-    >>> m = RegionMerger(2, np.array([[0, 1]]), np.array([10.0]), np.array([[1.0, 0.5]]), sizes=np.array([100, 900]),
-    ...                  region_sums=np.zeros((2, 9)))
-    >>> key, c = learned_key(LEARNED_COEFFICIENTS), LEARNED_COEFFICIENTS
-    >>> bool(np.isclose(key(m, 0, np.array([1]))[0], boundary_probability(pair_features(m, 0, 1), c)))
-    True
-    """
-    bias, w = coefficients["bias"], np.array([coefficients[k] for k in PAIR_FEATURES])
-
-    def key(merger, u, vs):
-        z = bias + pair_features_many(merger, u, vs) @ w
-        return 1.0 / (1.0 + np.exp(-z))
-
-    return key
-
 
 def normalised_member_weights(weights, n_members: int) -> np.ndarray:
     """Member weights checked (finite, non-negative, one per member, not all zero) and scaled to sum to 1.
@@ -157,35 +54,6 @@ def normalised_member_weights(weights, n_members: int) -> np.ndarray:
     """
     w = check_member_weights(weights, n_members)
     return w / w.sum()
-
-
-def check_coefficients(coefficients) -> dict:
-    """The learned criterion's coefficients checked (one finite number per pair feature and the bias); None:
-    the defaults fitted on BSDS500 train.
-
-    Examples
-    --------
-    >>> check_coefficients(None) is LEARNED_COEFFICIENTS
-    True
-    >>> check_coefficients({"vote": 1})
-    Traceback (most recent call last):
-    ...
-    segensemble.errors.InputError: coefficients: expected exactly the keys [...], got ['vote']
-    """
-    if coefficients is None:
-        return LEARNED_COEFFICIENTS
-    if not isinstance(coefficients, dict):
-        raise InputError(f"coefficients: expected a mapping of {PAIR_FEATURES + ('bias',)} to numbers, got "
-                         f"{type(coefficients).__name__}")
-    want = set(PAIR_FEATURES) | {"bias"}
-    if set(coefficients) != want:
-        raise InputError(f"coefficients: expected exactly the keys {sorted(want)}, got {sorted(coefficients)}")
-    out = {}
-    for k, v in coefficients.items():
-        if isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v):
-            raise InputError(f"coefficients: {k!r} must be a finite number, got {v!r}")
-        out[k] = float(v)
-    return out
 
 
 def image_statistics(ensemble, image):
@@ -285,6 +153,9 @@ class BoundaryMerge(ConsensusClusterer):
         ``'mean'`` only: lowers every border's key by ``size_penalty *
         sqrt(A / smaller size)`` (A = a thousandth of the image), so small
         regions merge more readily.
+    engine : {'numpy', 'compiled'}, default 'numpy'
+        ``'learned'`` only: how the merges are computed (:func:`learned_merges`); ``'compiled'`` is about twenty
+        times faster, equal to a few ulps (the default recipe from version 7 uses it).
     refine : bool or int, default False
 
     Attributes
@@ -327,11 +198,12 @@ class BoundaryMerge(ConsensusClusterer):
         "coefficients": [dict, None],
         "min_size": [Interval(Real, 0, None, closed="left")],
         "size_penalty": [Interval(Real, 0, None, closed="left")],
+        "engine": [StrOptions({"numpy", "compiled"})],
         "refine": REFINE,
     }
 
     def __init__(self, n_clusters="auto", *, threshold="auto", criterion="auto", gradient_weight=0.0,
-                 member_weights=None, coefficients=None, min_size=0, size_penalty=0.0, refine=False):
+                 member_weights=None, coefficients=None, min_size=0, size_penalty=0.0, engine="numpy", refine=False):
         self.n_clusters = n_clusters
         self.threshold = threshold
         self.criterion = criterion
@@ -340,6 +212,7 @@ class BoundaryMerge(ConsensusClusterer):
         self.coefficients = coefficients
         self.min_size = min_size
         self.size_penalty = size_penalty
+        self.engine = engine
         self.refine = refine
 
     def fit(self, X, y=None, sample_weight=None, *, gradient=None):
@@ -390,9 +263,7 @@ class BoundaryMerge(ConsensusClusterer):
             if ensemble.image is None:
                 raise InputError("criterion: 'learned' needs the image (Ensemble.from_segmentations(segs, image))")
             merger = region_merger(ensemble, self._image_gradient(ensemble, gradient), member_weights=weights)
-            return self._cut(n, merger.run(
-                learned_key(coefficients),
-                min_size=self.min_size, batched=True))
+            return self._cut(n, learned_merges(merger, coefficients, engine=self.engine, min_size=self.min_size))
         grad = self._image_gradient(ensemble, gradient) if self.gradient_weight > 0 else None
         pairs, length, strength, g = atom_adjacency(ensemble.index, ensemble.labels, grad, member_weights=weights)
         if g is not None:

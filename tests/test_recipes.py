@@ -78,7 +78,7 @@ def test_postprocess_connected_and_small_regions():
 
 def test_new_segmenters_drop_the_parameters_fitted_to_the_old_members():
     new = BUILTIN["default"].with_overrides(segmenters=["slic", "felzenszwalb"])
-    assert set(new.spatial) == {"threshold", "min_size"}
+    assert set(new.spatial) == {"threshold", "min_size", "engine"}  # how the merges are computed stays
     assert BUILTIN["default"].without_member_params().spatial == new.spatial
     r = VERSIONS["default"]["3"]
     other = r.with_overrides(segmenters=["slic", "felzenszwalb"])
@@ -124,7 +124,7 @@ def test_fast_is_default_six_with_the_fast_detector():
     """fast@1 changes the detector (ucm member and evidence), mean shift's radius and the refitted merge model;
     everything else is default@6's."""
     v6, v7 = load_recipe("default@6"), load_recipe("fast@1")
-    assert load_recipe("default") is v6 and load_recipe("fast") is v7
+    assert load_recipe("fast") is v7
     changed = {"name", "version", "description", "segmenters", "boundary", "spatial"}
     assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
         {k: v for k, v in v7.to_dict().items() if k not in changed}
@@ -132,6 +132,16 @@ def test_fast_is_default_six_with_the_fast_detector():
                                                                        "ucm:threshold=0.15,model=boundary-v2"]
     assert {k: v for k, v in v6.spatial.items() if k not in ("member_weights", "coefficients")} == \
         {k: v for k, v in v7.spatial.items() if k not in ("member_weights", "coefficients")}
+
+
+def test_default_seven_is_default_six_with_compiled_merges():
+    v6, v7 = load_recipe("default@6"), load_recipe("default@7")
+    assert load_recipe("default") is v7
+    changed = {"version", "description", "spatial"}
+    assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v7.to_dict().items() if k not in changed}
+    assert v7.spatial == {**v6.spatial, "engine": "compiled"} and "engine" not in v6.spatial
+    assert v7.method_params()["engine"] == "compiled" and v6.method_params()["engine"] == "numpy"
 
 
 @pytest.mark.parametrize("key", sorted(f"{n}@{v}" for n, vs in VERSIONS.items() for v in vs))
@@ -151,7 +161,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 9
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 10
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name

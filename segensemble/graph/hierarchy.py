@@ -57,12 +57,8 @@ def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_
     ([[0, 1], [0, 2]], [0.2, 0.6])
     """
     sizes = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64)
-    ref = sizes.sum() / 1000.0
-
-    def key(m, u, v):
-        return m.border_mean(u, v)[0] - size_penalty * np.sqrt(ref / min(m.size[u], m.size[v]))
-
-    return RegionMerger(n_regions, pairs, length, strength, sizes=sizes).run(key, min_size=min_size)
+    return RegionMerger(n_regions, pairs, length, strength, sizes=sizes).run_border_mean(
+        min_size=min_size, size_penalty=size_penalty, reference=sizes.sum() / 1000.0)
 
 
 def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters=None):

@@ -32,7 +32,7 @@ def frame():
     Examples
     --------
     >>> sorted(frame().check_spatial({}))[:2]
-    ['coefficients', 'fine_threshold']
+    ['coefficients', 'engine']
     """
     import segensemble.pipeline.frame as module
 

@@ -54,11 +54,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from segensemble.constraints import Interval
+from segensemble.constraints import Interval, StrOptions
 from segensemble.estimator import clone
 from segensemble.graph.merger import RegionMerger
 from segensemble.consensus.merging import (check_coefficients, image_statistics, atom_adjacency, cut_hierarchy,
-                                           learned_key, normalised_member_weights)
+                                           learned_merges, normalised_member_weights)
 from segensemble.pipeline.superatoms import MIN_PIECE, connected_atoms, majority_ensemble  # noqa: F401
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
@@ -79,6 +79,7 @@ SPATIAL_DEFAULTS = {
     "partition_weight": 0.05,
     "member_weights": None,
     "coefficients": None,
+    "engine": "numpy",
 }
 
 _CONSTRAINTS = {
@@ -86,6 +87,7 @@ _CONSTRAINTS = {
     "min_size": Interval(Integral, 0, None, closed="left"),
     "fine_threshold": Interval(Real, 0, 1, closed="both"),
     "partition_weight": Interval(Real, 0, None, closed="left"),
+    "engine": StrOptions({"numpy", "compiled"}),
 }
 
 
@@ -100,7 +102,7 @@ def check_spatial(settings) -> dict:
     Traceback (most recent call last):
     ...
     segensemble.errors.InputError: spatial: unknown key 'bogus'; expected one of threshold, min_size, \
-fine_threshold, partition_weight, member_weights, coefficients
+fine_threshold, partition_weight, member_weights, coefficients, engine
     """
     if settings is None:
         settings = {}
@@ -125,11 +127,11 @@ def merge_params(settings) -> dict:
     Examples
     --------
     >>> sorted(merge_params({}))
-    ['coefficients', 'criterion', 'member_weights', 'min_size', 'threshold']
+    ['coefficients', 'criterion', 'engine', 'member_weights', 'min_size', 'threshold']
     """
     s = check_spatial(settings)
     return {"criterion": "auto", "threshold": s["threshold"], "min_size": s["min_size"],
-            "member_weights": s["member_weights"], "coefficients": s["coefficients"]}
+            "member_weights": s["member_weights"], "coefficients": s["coefficients"], "engine": s["engine"]}
 
 
 class _Borders:
@@ -213,18 +215,6 @@ class SpatialFusion:
         return cut_hierarchy(n, self.merges, self.heights, n_clusters=min(int(n_segments), n))[self.superatoms]
 
 
-def _learned_key(coefficients, partition_weight: float = 0.0):
-    """Batched merge key: the learned probability, mixed with the partition's separation (border column 2)."""
-    w, learned = float(partition_weight), learned_key(coefficients)
-    if w == 0:
-        return learned
-
-    def key(m, u, vs):
-        return learned(m, u, vs) + w * m.border_means(u, vs)[:, 2]
-
-    return key
-
-
 @dataclass
 class _Frame:
     """What the frame computes from the members, the image and the settings alone (shared by every method)."""
@@ -240,7 +230,7 @@ class _Frame:
 #: with several methods, or K after K, computes the atoms' learned hierarchy once.
 _FRAMES: dict = {}
 #: The settings the atoms' hierarchy depends on (the cuts are made afterwards, for every threshold and K).
-_FRAME_SETTINGS = ("min_size", "member_weights", "coefficients")
+_FRAME_SETTINGS = ("min_size", "member_weights", "coefficients", "engine")
 _FRAMES_KEPT = 2
 _FRAMES_LOCK = threading.Lock()
 
@@ -274,8 +264,8 @@ def _frame(ensemble, gradient, s) -> tuple[_Frame, bool]:
             raise InputError(f"spatial: {exc}") from exc
     coefficients = check_coefficients(s["coefficients"])  # the learned defaults for None
     borders = _Borders(ensemble, boundary_strength(ensemble.image) if gradient is None else gradient, weights)
-    merges, heights = borders.merger(np.arange(ensemble.n_objects)).run(_learned_key(coefficients),
-                                                                        min_size=s["min_size"], batched=True)
+    merges, heights = learned_merges(borders.merger(np.arange(ensemble.n_objects)), coefficients, engine=s["engine"],
+                                     min_size=s["min_size"])
     frame = _Frame(borders, merges, heights, coefficients, time.perf_counter() - start)
     with _FRAMES_LOCK:
         while len(_FRAMES) >= _FRAMES_KEPT:
@@ -334,8 +324,8 @@ def image_aware_fit(estimator, ensemble: Ensemble, *, n_segments="auto", gradien
         superatoms = cut_hierarchy(n, frame.merges, frame.heights, n_clusters=min(2 * k, n))
     reduced = majority_ensemble(ensemble, superatoms)
     est = clone(estimator).set_params(n_clusters=min(k, reduced.n_objects)).fit(reduced)
-    merges, heights = frame.borders.merger(superatoms, est.labels_).run(
-        _learned_key(frame.coefficients, s["partition_weight"]), min_size=s["min_size"], batched=True)
+    merges, heights = learned_merges(frame.borders.merger(superatoms, est.labels_), frame.coefficients,
+                                     engine=s["engine"], partition_weight=s["partition_weight"], min_size=s["min_size"])
     fusion = SpatialFusion(None, k, ensemble, superatoms, reduced, est.labels_, merges, heights, int(s["min_size"]),
                            est, frame.seconds, cached)
     if n_segments == "auto":  # the learned stopping probability, on the key that carries the method's vote
@@ -347,7 +337,7 @@ def image_aware_fit(estimator, ensemble: Ensemble, *, n_segments="auto", gradien
 
 
 def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None, member_weights=None,
-                  coefficients=None) -> np.ndarray:
+                  coefficients=None, engine: str = "numpy") -> np.ndarray:
     """Merge the adjacent regions of a label image down to ``n_segments`` regions by the learned criterion.
 
     The regions are merged greedily, weakest border first, by the learned
@@ -365,7 +355,7 @@ def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None,
         The members (with pixel grid and image) the regions were fused from.
     n_segments : int
         The number of regions wanted (more are merged; fewer are returned as they are).
-    gradient, member_weights, coefficients
+    gradient, member_weights, coefficients, engine
         As in the frame (:data:`SPATIAL_DEFAULTS`); the defaults for None.
 
     Returns
@@ -395,5 +385,5 @@ def merge_regions(labels, ensemble: Ensemble, n_segments: int, *, gradient=None,
                       index=joint.reshape(regions.shape), image=ensemble.image, names=ensemble.names)
     weights = None if member_weights is None else normalised_member_weights(member_weights, ensemble.n_members)
     borders = _Borders(pieces, boundary_strength(ensemble.image) if gradient is None else gradient, weights)
-    merges, heights = borders.merger(region).run(_learned_key(check_coefficients(coefficients)), batched=True)
+    merges, heights = learned_merges(borders.merger(region), check_coefficients(coefficients), engine=engine)
     return cut_hierarchy(n, merges, heights, n_clusters=int(n_segments))[regions]

@@ -1,8 +1,7 @@
 """The image pipeline, written once: apply a recipe to one image and return everything it made.
 
-Every caller — ``segensemble fuse``, ``segensemble bench`` (local and Dask),
-:func:`segensemble.fuse` and vision pipelines — goes through
-:func:`run_recipe`: pixel limit (refuse or downscale) and working scale → members (segmenters,
+Every caller — ``segensemble fuse``, ``segensemble bench`` (local and Dask), :func:`segensemble.fuse` and vision
+pipelines — goes through :func:`run_recipe`: pixel limit (refuse or downscale) and working scale → members (segmenters,
 or label maps given) → optional agreement (CAP) → consensus → post-processing
 → hierarchy → confidence → back to the input's size.
 """
@@ -168,7 +167,8 @@ def _merge_tree(est, ens, fusion, recipe, boundary=None):
         s = check_spatial(recipe.spatial)
         cut, n, atoms = fusion.cut, fusion.ensemble.n_objects, fusion.atoms
     elif est.capabilities.hierarchy:
-        s = {"member_weights": est.member_weights, "coefficients": getattr(est, "coefficients", None)}
+        s = {"member_weights": est.member_weights, "coefficients": getattr(est, "coefficients", None),
+             "engine": getattr(est, "engine", "numpy")}
         n, atoms = ens.n_objects, ens
 
         def cut(c):
@@ -178,7 +178,7 @@ def _merge_tree(est, ens, fusion, recipe, boundary=None):
 
     def merge(labels, k):
         return merge_regions(labels, atoms, k, gradient=boundary, member_weights=s["member_weights"],
-                             coefficients=s["coefficients"])
+                             coefficients=s["coefficients"], engine=s["engine"])
 
     return cut, n, merge
 
