@@ -1,11 +1,13 @@
 """The compiled parts of segensemble (the benchmark's sparse assignment solver, the boundary detector's tree walker,
-the greedy region merger); everything else is in pyproject.toml."""
+the greedy region merger, Felzenszwalb's merge pass); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("segensemble.evaluation._sparse_assignment",
                              ["segensemble/evaluation/_sparse_assignment.pyx"]),
                    Extension("segensemble.edges._forest", ["segensemble/edges/_forest.pyx"]),
+                   Extension("segensemble.segmenters._graph_fh", ["segmenters/_graph_fh.pyx"],
+                             extra_compile_args=["-ffp-contract=off"]),
                    # no fused multiply-add: the mean-key walk repeats the Python walk's arithmetic bit for bit
                    Extension("segensemble.graph._merge", ["segensemble/graph/_merge.pyx"],
                              extra_compile_args=["-ffp-contract=off"])])

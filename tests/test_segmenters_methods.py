@@ -161,3 +161,52 @@ def test_slic_memberships_prefer_the_own_superpixel():
 def test_unknown_parameter_lists_the_valid_ones():
     with pytest.raises(InputError, match="no parameter 'bogus'.*n_segments"):
         segment(np.zeros((8, 8, 3)), "slic", bogus=1)
+
+
+def _fh_images():
+    rng = np.random.default_rng(11)
+    yield rng.random((37, 53, 3))
+    yield np.round(rng.random((40, 30, 3)) * 3) / 3  # few colours: many equal edge weights
+    yield rng.random((25, 41))  # grey
+    img = np.zeros((48, 64, 3)); img[:, 32:] = [0.8, 0.3, 0.1]; img[20:30, 10:20] = 1
+    yield img + rng.normal(0, 0.02, img.shape)
+
+
+@pytest.mark.parametrize("scale, sigma, min_size", [(1.0, 0.8, 1), (100.0, 0.8, 5), (300.0, 0.5, 20),
+                                                    (1e4, 1.5, 3)])
+def test_felzenszwalb_gives_scikit_images_labels(scale, sigma, min_size):
+    """The merge pass over edges sorted once is scikit-image's segmentation, label for label."""
+    import skimage.segmentation
+
+    from segensemble.segmenters.felzenszwalb import felzenszwalb
+    from segensemble.validation import check_image
+
+    for img in _fh_images():  # a grey image is segmented as three equal channels, as every member reads it
+        want = skimage.segmentation.felzenszwalb(check_image(img), scale=scale, sigma=sigma, min_size=min_size,
+                                                 channel_axis=-1)
+        got = felzenszwalb(img, scale=scale, sigma=sigma, min_size=min_size).labels
+        np.testing.assert_array_equal(got, want)
+
+
+def test_felzenszwalb_on_a_bsds_image_at_the_default_recipes_scales(bsds_root):
+    import skimage.segmentation
+
+    from segensemble.datasets import BSDS500
+    from segensemble.segmenters.felzenszwalb import felzenszwalb
+    from segensemble.validation import check_image
+
+    img = check_image(BSDS500(bsds_root).image("val", "3096"))
+    for scale in (100, 300, 500, 1000):
+        want = skimage.segmentation.felzenszwalb(img, scale=scale, sigma=0.8, min_size=50, channel_axis=-1)
+        np.testing.assert_array_equal(felzenszwalb(img, scale=scale).labels, want)
+
+
+def test_felzenszwalbs_hand_worked_merge_pass():
+    """Four pixels in a row with weights 0.1 (0-1), 0.5 (1-2), 0.2 (2-3) and k = 0.3: (0, 1) joins (0.1 < 0.3),
+    (2, 3) joins (0.2 < 0.3); (1, 2) at 0.5 is not below min(0.1 + 0.3 / 2, 0.2 + 0.3 / 2) = 0.25."""
+    from segensemble.segmenters._graph_fh import segment_sorted
+
+    edges = np.array([[0, 1], [2, 3], [1, 2]], dtype=np.intp)
+    assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 0.3, 1).tolist() == [0, 0, 1, 1]
+    assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 0.3, 3).tolist() == [0, 0, 0, 0]  # min_size pass
+    assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 1.0, 1).tolist() == [0, 0, 0, 0]  # 0.5 < 0.6
