@@ -497,3 +497,15 @@ def test_a_model_text_lightgbm_cannot_read_is_a_clear_error():
 
     with pytest.raises(ModelTextError, match="number of classes"):
         TextBooster("tree\nversion=v4\n")
+
+
+def test_features_in_threads_are_the_features_on_one():
+    from segensemble.edges.features import FEATURE_SETS
+
+    img = np.random.default_rng(5).random((45, 70, 3))
+    for feature_set in FEATURE_SETS:
+        one = boundary_features(img, feature_set=feature_set)
+        assert np.array_equal(boundary_features(img, feature_set=feature_set, n_jobs=2), one)
+        assert np.array_equal(boundary_features(img, feature_set=feature_set, n_jobs=-1), one)
+    with pytest.raises(InputError, match="n_jobs"):
+        boundary_features(img, n_jobs=0)

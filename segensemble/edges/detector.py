@@ -259,7 +259,7 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     stride : int, optional
         Prediction stride of every stage (default: the model's strides); 1 predicts every pixel (slower).
     n_jobs : int, default 1
-        Threads that predict at once (-1: every core); the map does not depend on it.
+        Threads that compute the features and predict at once (-1: every core); the map does not depend on it.
 
     Returns
     -------
@@ -291,7 +291,7 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), steps)
     model_seen, p = _RECENT.get(key, (None, None))
     if model_seen is not model:
-        features = boundary_features(img, stack=False, feature_set=model.features)
+        features = boundary_features(img, stack=False, feature_set=model.features, n_jobs=n_jobs)
         p = predict_probability(model.stages[0], features, steps[0], n_jobs=n_jobs)
         for booster, step in zip(model.stages[1:], steps[1:]):
             p = predict_probability(booster, features + context_features(p, stack=False), step, previous=p,

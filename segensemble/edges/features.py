@@ -24,6 +24,7 @@ from scipy import ndimage
 
 from segensemble.features import lab_colour, texture_features
 from segensemble.errors import InputError
+from segensemble.threads import available_cores, thread_map
 from segensemble.validation import check_image
 from segensemble.evaluation.nms import non_maximum_suppression
 
@@ -126,7 +127,17 @@ def boundary_feature_names() -> list:
     return names
 
 
-def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_SETS[0]):
+def _oriented(channel, kernels) -> tuple:
+    """One channel's absolute oriented responses: (strongest, mean over orientations, responses / their 99th
+    percentile of the strongest)."""
+    import cv2
+
+    resp = np.abs(np.stack([cv2.filter2D(channel, -1, k, borderType=cv2.BORDER_REFLECT) for k in kernels]))
+    strongest = resp.max(axis=0)
+    return strongest, resp.mean(axis=0), resp / (np.percentile(strongest, 99) + 1e-6)
+
+
+def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_SETS[0], n_jobs: int = 1):
     """The detector's features of every pixel, (H, W, 146) float32 (see the module docstring).
 
     Parameters
@@ -138,6 +149,8 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
         them at its prediction stride without copying the whole stack).
     feature_set : str, default 'oriented-gradients-v1'
         One of :data:`FEATURE_SETS` (a model's ``features``).
+    n_jobs : int, default 1
+        Threads computing the channels' oriented responses (-1: every core); the features do not depend on it.
 
     Returns
     -------
@@ -159,6 +172,7 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
 
     if feature_set not in FEATURE_SETS:
         raise InputError(f"feature_set: expected one of {', '.join(FEATURE_SETS)}, got {feature_set!r}")
+    workers = available_cores(n_jobs)
     channels = _channels(check_image(image))
     h, w = channels[0].shape
     half = feature_set == FEATURE_SETS[1] and min(h, w) >= 8
@@ -170,11 +184,9 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
         source, kernels = (small, _HALF_KERNELS[r]) if coarse else (channels, _KERNELS[r])
         back = (lambda a: cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)) if coarse else (lambda a: a)
         per_orientation = np.zeros((N_ORIENTATIONS,) + source[0].shape, np.float32)
-        for c in source:
-            resp = np.abs(np.stack([cv2.filter2D(c, -1, k, borderType=cv2.BORDER_REFLECT) for k in kernels]))
-            strongest = resp.max(axis=0)
-            feats += [back(strongest), back(resp.mean(axis=0))]
-            per_orientation += resp / (np.percentile(strongest, 99) + 1e-6)
+        for strongest, mean, scaled in thread_map(lambda c: _oriented(c, kernels), source, workers, name="features"):
+            feats += [back(strongest), back(mean)]
+            per_orientation += scaled  # in channel order, whatever the threads
         e = per_orientation.max(axis=0)
         sigma = 2 if coarse else 4
         local = e / (ndimage.maximum_filter(e, size=3 if coarse else 5) + 1e-6)
