@@ -17,9 +17,11 @@ from segensemble.segmenters._registry import REGISTRY
 __all__ = ["felzenszwalb"]
 
 #: The sorted pixel graph of the last image (keyed by its digest and sigma): a recipe runs Felzenszwalb at several
-#: scales on one image, and only the merge pass depends on the scale.
+#: scales on one image, and only the merge pass depends on the scale. Kept only for images of at most
+#: ``_KEEP_PIXELS`` pixels (96 MB of graph), so a call on a full-size photo holds no memory after it.
 _SORTED: dict = {}
 _SORTED_LOCK = threading.Lock()
+_KEEP_PIXELS = 1 << 20
 
 
 def _sorted_graph(img, sigma):
@@ -49,9 +51,11 @@ def _sorted_graph(img, sigma):
             edges.append(np.column_stack([index[a].ravel(), index[b].ravel()]))
         weights = np.concatenate(weights)
         order = np.argsort(weights)
+        graph = (np.ascontiguousarray(np.concatenate(edges)[order]), np.ascontiguousarray(weights[order]))
         _SORTED.clear()  # one image at a time
-        _SORTED[key] = (np.ascontiguousarray(np.concatenate(edges)[order]), np.ascontiguousarray(weights[order]))
-        return _SORTED[key]
+        if h * w <= _KEEP_PIXELS:
+            _SORTED[key] = graph
+        return graph
 
 
 def _fh(img, scale, sigma, min_size):

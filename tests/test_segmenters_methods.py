@@ -210,3 +210,18 @@ def test_felzenszwalbs_hand_worked_merge_pass():
     assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 0.3, 1).tolist() == [0, 0, 1, 1]
     assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 0.3, 3).tolist() == [0, 0, 0, 0]  # min_size pass
     assert segment_sorted(edges, np.array([0.1, 0.2, 0.5]), 4, 1.0, 1).tolist() == [0, 0, 0, 0]  # 0.5 < 0.6
+
+
+def test_felzenszwalb_keeps_the_sorted_graph_of_small_images_only(monkeypatch):
+    import importlib
+
+    fh = importlib.import_module("segensemble.segmenters.felzenszwalb")
+
+    img = np.random.default_rng(2).random((20, 30, 3))
+    first = fh.felzenszwalb(img, scale=50).labels
+    assert len(fh._SORTED) == 1  # the next scale of this image reuses it
+    np.testing.assert_array_equal(fh.felzenszwalb(img, scale=50).labels, first)
+    monkeypatch.setattr(fh, "_KEEP_PIXELS", 599)  # 20 x 30 = 600 pixels: above the bound
+    flipped = fh.felzenszwalb(img[::-1], scale=50).labels
+    assert fh._SORTED == {}
+    np.testing.assert_array_equal(fh.felzenszwalb(img[::-1], scale=50).labels, flipped)

@@ -287,51 +287,95 @@ cdef inline double _learned_key(const double[:, ::1] acc, const double[::1] size
     return z - (1.0 if small < min_size else 0.0)
 
 
-def mean_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1] size, double penalty, double ref,
-               double min_size):
-    """Greedy merging by the mean of border quantity 0 (``acc`` columns: length, length * quantity...).
+cdef struct Key:  # what a key reads besides the borders: the learned key's coefficients and region means
+    bint learned
+    double penalty
+    double ref
+    double total
+    double partition
+    double min_size
 
-    ``acc`` and ``size`` are updated in place. Returns (merges, heights) as :meth:`RegionMerger.run` does.
-    """
+
+cdef inline double _key(const Key* key, const double[:, ::1] acc, const double[::1] size,
+                        const double[:, ::1] means, const double[::1] w, i64 e, i64 u, i64 v) noexcept nogil:
+    if key.learned:
+        return _learned_key(acc, size, means, w, key.total, key.partition, key.min_size, e, u, v)
+    return _mean_key(acc, size, e, u, v, key.penalty, key.ref, key.min_size)
+
+
+cdef int _entry(_Graph g, const Key* key, const double[:, ::1] acc, const double[::1] size,
+                const double[:, ::1] means, const double[::1] w, const i64[::1] version, i64 u, i64 v) except -1 nogil:
+    """Push the entry of border (u, v): (key, lo, hi[, versions of lo and hi for the learned key])."""
+    cdef Entry ent
+    ent.k = _key(key, acc, size, means, w, _find(&g.table, _code(g.n, u, v)), u, v)
+    ent.u, ent.v = min(u, v), max(u, v)
+    ent.vu, ent.vv = 0, 0
+    if key.learned:
+        ent.vu, ent.vv = version[ent.u], version[ent.v]
+    _push(&g.heap, ent)
+    return 0
+
+
+cdef i64 _walk(i64 n, const i64[:, ::1] pairs, const Key* key, double[:, ::1] acc, double[::1] size,
+               double[:, ::1] sums, double[:, ::1] means, const double[::1] w, i64[:, ::1] mv,
+               double[::1] hv) except -1:
+    """The greedy walk of both keys; the number of merges written to ``mv``/``hv``."""
     cdef _Graph g = _Graph(n, pairs)
-    cdef Entry ent, top_entry
-    cdef i64 u, v, keep, gone, e, j, w, m = 0
+    cdef Entry top_entry
+    cdef i64 u, v, keep, gone, e, j, c, m = 0
     cdef double top = -np.inf
-    merges = np.empty((max(n - 1, 0), 2), dtype=np.int64)
-    heights = np.empty(max(n - 1, 0), dtype=np.float64)
-    cdef i64[:, ::1] mv = merges
-    cdef double[::1] hv = heights
+    version_array = np.zeros(max(n, 1), dtype=np.int64)
+    cdef i64[::1] version = version_array
     with nogil:
         for u in range(n):
             for j in range(g.lists.count[u]):
-                v = g.lists.items[u][j]
-                if u < v:
-                    e = _find(&g.table, _code(n, u, v))
-                    ent.k, ent.u, ent.v, ent.vu, ent.vv = _mean_key(acc, size, e, u, v, penalty, ref, min_size), \
-                        u, v, 0, 0
-                    _push(&g.heap, ent)
+                if u < g.lists.items[u][j]:
+                    _entry(g, key, acc, size, means, w, version, u, g.lists.items[u][j])
         while g.heap.size:
             top_entry = _pop(&g.heap)
             u, v = top_entry.u, top_entry.v
             e = _find(&g.table, _code(n, u, v))
             if e < 0:  # u or v is gone, or they merged
                 continue
-            if fabs(_mean_key(acc, size, e, u, v, penalty, ref, min_size) - top_entry.k) > 1e-12:
-                continue  # stale entry
+            if key.learned:  # stale entry: a region changed since it was keyed
+                if top_entry.vu != version[u] or top_entry.vv != version[v]:
+                    continue
+            elif fabs(_mean_key(acc, size, e, u, v, key.penalty, key.ref, key.min_size) - top_entry.k) > 1e-12:
+                continue  # stale entry: its key moved
             keep, gone = u, v  # entries hold (lo, hi)
             size[keep] += size[gone]
+            if key.learned:
+                for c in range(sums.shape[1]):
+                    sums[keep, c] += sums[gone, c]
+                    means[keep, c] = sums[keep, c] / size[keep]
             g.absorb(acc, keep, gone)
+            version[keep] += 1
             for j in range(_compact(&g.lists, &g.table, n, keep)):
-                w = g.lists.items[keep][j]
-                e = _find(&g.table, _code(n, keep, w))
-                ent.k = _mean_key(acc, size, e, keep, w, penalty, ref, min_size)
-                ent.u, ent.v, ent.vu, ent.vv = min(keep, w), max(keep, w), 0, 0
-                _push(&g.heap, ent)
+                _entry(g, key, acc, size, means, w, version, keep, g.lists.items[keep][j])
             if top_entry.k > top:
                 top = top_entry.k
             mv[m, 0], mv[m, 1], hv[m] = keep, gone, top
             m += 1
+    return m
+
+
+def _merges(i64 n, const i64[:, ::1] pairs, Key key, double[:, ::1] acc, double[::1] size, double[:, ::1] sums,
+            double[:, ::1] means, const double[::1] weights):
+    merges = np.empty((max(n - 1, 0), 2), dtype=np.int64)
+    heights = np.empty(max(n - 1, 0), dtype=np.float64)
+    m = _walk(n, pairs, &key, acc, size, sums, means, weights, merges, heights)
     return merges[:m], heights[:m]
+
+
+def mean_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1] size, double penalty, double ref,
+               double min_size):
+    """Greedy merging by the mean of border quantity 0 (``acc`` columns: length, length * quantity...).
+
+    ``acc`` and ``size`` are updated in place. Returns (merges, heights) as :meth:`RegionMerger.run` does.
+    """
+    cdef Key key = Key(False, penalty, ref, 0.0, 0.0, min_size)
+    none = np.zeros((1, 1))
+    return _merges(n, pairs, key, acc, size, none, none, np.zeros(7))
 
 
 def learned_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1] size, double[:, ::1] sums,
@@ -342,48 +386,5 @@ def learned_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1
     and means of Lab colour (3 columns) and texture energy. ``acc``, ``size``, ``sums`` and ``means`` are updated in
     place. Returns (merges, heights) as the batched :meth:`RegionMerger.run` does.
     """
-    cdef _Graph g = _Graph(n, pairs)
-    cdef Entry ent, top_entry
-    cdef i64 u, v, keep, gone, e, j, w, c, m = 0
-    cdef double top = -np.inf
-    version_array = np.zeros(max(n, 1), dtype=np.int64)
-    cdef i64[::1] version = version_array
-    merges = np.empty((max(n - 1, 0), 2), dtype=np.int64)
-    heights = np.empty(max(n - 1, 0), dtype=np.float64)
-    cdef i64[:, ::1] mv = merges
-    cdef double[::1] hv = heights
-    with nogil:
-        for u in range(n):
-            for j in range(g.lists.count[u]):
-                v = g.lists.items[u][j]
-                if u < v:
-                    e = _find(&g.table, _code(n, u, v))
-                    ent.k = _learned_key(acc, size, means, weights, total, partition, min_size, e, u, v)
-                    ent.u, ent.v, ent.vu, ent.vv = u, v, 0, 0
-                    _push(&g.heap, ent)
-        while g.heap.size:
-            top_entry = _pop(&g.heap)
-            u, v = top_entry.u, top_entry.v
-            if _find(&g.table, _code(n, u, v)) < 0:  # u or v is gone, or they merged
-                continue
-            if top_entry.vu != version[u] or top_entry.vv != version[v]:
-                continue  # stale entry
-            keep, gone = u, v
-            size[keep] += size[gone]
-            for c in range(sums.shape[1]):
-                sums[keep, c] += sums[gone, c]
-                means[keep, c] = sums[keep, c] / size[keep]
-            g.absorb(acc, keep, gone)
-            version[keep] += 1
-            for j in range(_compact(&g.lists, &g.table, n, keep)):
-                w = g.lists.items[keep][j]
-                e = _find(&g.table, _code(n, keep, w))
-                ent.k = _learned_key(acc, size, means, weights, total, partition, min_size, e, keep, w)
-                ent.u, ent.v = min(keep, w), max(keep, w)
-                ent.vu, ent.vv = version[ent.u], version[ent.v]
-                _push(&g.heap, ent)
-            if top_entry.k > top:
-                top = top_entry.k
-            mv[m, 0], mv[m, 1], hv[m] = keep, gone, top
-            m += 1
-    return merges[:m], heights[:m]
+    cdef Key key = Key(True, 0.0, 0.0, total, partition, min_size)
+    return _merges(n, pairs, key, acc, size, sums, means, weights)
