@@ -67,7 +67,8 @@ def image_statistics(ensemble, image):
     [0.0, 0.0]
     """
     idx = ensemble.index.ravel()
-    pix = np.concatenate([lab_colour(image), standardise(texture_features(image))], axis=2)
+    lab = lab_colour(image)
+    pix = np.concatenate([lab, standardise(texture_features(image, lab=lab))], axis=2)
     pix = pix.reshape(-1, pix.shape[2])
     return np.stack([np.bincount(idx, weights=pix[:, c], minlength=ensemble.n_objects)
                      for c in range(pix.shape[1])], axis=1)

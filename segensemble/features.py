@@ -50,12 +50,14 @@ def lab_colour(image) -> np.ndarray:
     return rgb2lab(check_image(image))
 
 
-def texture_features(image, scales=TEXTURE_SCALES) -> np.ndarray:
+def texture_features(image, scales=TEXTURE_SCALES, *, lab=None) -> np.ndarray:
     """Texture energy: local mean of Gaussian-derivative magnitudes of lightness.
 
     For every scale s: the gradient magnitude and the absolute Laplacian of
     the Gaussian-smoothed L channel, each averaged over a window of width 4s
-    (texture energy, as in Malik et al.'s filter-bank descriptors).
+    (texture energy, as in Malik et al.'s filter-bank descriptors). ``lab``:
+    :func:`lab_colour` of the image when the caller has it already (not
+    computed again).
 
     Returns
     -------
@@ -71,7 +73,7 @@ def texture_features(image, scales=TEXTURE_SCALES) -> np.ndarray:
     >>> texture_features(np.zeros((8, 8, 3))).shape
     (8, 8, 6)
     """
-    L = lab_colour(image)[:, :, 0]
+    L = (lab_colour(image) if lab is None else lab)[:, :, 0]
     out = []
     for s in scales:
         grad = ndimage.gaussian_gradient_magnitude(L, s, mode="reflect")

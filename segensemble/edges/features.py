@@ -74,8 +74,9 @@ _HALF_KERNELS = {r: half_disc_kernels(max(1, round(r / 2))) for r in RADII}
 
 
 def _channels(image) -> list:
-    lab = lab_colour(image).astype(np.float32)
-    tex = texture_features(image, scales=_TEXTURE_SCALES).astype(np.float32)
+    lab = lab_colour(image)
+    tex = texture_features(image, scales=_TEXTURE_SCALES, lab=lab).astype(np.float32)
+    lab = lab.astype(np.float32)
     return [lab[..., 0] / 100, lab[..., 1] / 100, lab[..., 2] / 100] + [tex[..., i] / 20 for i in range(tex.shape[2])]
 
 
