@@ -9,7 +9,7 @@ from numbers import Real
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.graph.merger import LEARNED_FEATURES, RegionMerger
+from segensemble.graph.merger import LEARNED_FEATURES, LEARNED_SCALES, RegionMerger
 
 __all__ = ["PAIR_FEATURES", "LEARNED_COEFFICIENTS", "pair_features", "pair_features_many", "boundary_probability",
            "learned_key", "learned_merges", "check_coefficients"]
@@ -24,8 +24,8 @@ LEARNED_COEFFICIENTS = {
     "bias": -3.973,
 }
 
-#: Feature scales: Lab distance / 50, standardised-texture distance / 2.5 (both capped at 2).
-_COLOUR_SCALE, _TEXTURE_SCALE, _CAP = 50.0, 2.5, 2.0
+#: Feature scales (:data:`segensemble.graph.merger.LEARNED_SCALES`, which the compiled walk reads too).
+_COLOUR_SCALE, _TEXTURE_SCALE, _CAP = (LEARNED_SCALES[k] for k in ("colour_scale", "texture_scale", "cap"))
 
 
 def pair_features(merger: RegionMerger, u: int, v: int) -> np.ndarray:

@@ -264,9 +264,20 @@ cdef inline double _mean_key(const double[:, ::1] acc, const double[::1] size, i
     return k - (1.0 if small < min_size else 0.0)
 
 
+cdef struct Key:  # what a key reads besides the borders, the region sizes and means and the coefficients
+    bint learned
+    double penalty
+    double ref
+    double total
+    double partition
+    double min_size
+    double colour_scale
+    double texture_scale
+    double cap
+
+
 cdef inline double _learned_key(const double[:, ::1] acc, const double[::1] size, const double[:, ::1] means,
-                                const double[::1] w, double total, double partition, double min_size, i64 e, i64 u,
-                                i64 v) noexcept nogil:
+                                const double[::1] w, const Key* key, i64 e, i64 u, i64 v) noexcept nogil:
     cdef double small = size[v] if size[v] < size[u] else size[u]
     cdef double colour = 0.0, texture = 0.0, d, z
     cdef i64 c
@@ -276,30 +287,21 @@ cdef inline double _learned_key(const double[:, ::1] acc, const double[::1] size
             colour += d * d
         else:
             texture += d * d
-    colour = sqrt(colour) / 50.0
-    texture = sqrt(texture) / 2.5
+    colour = sqrt(colour) / key.colour_scale
+    texture = sqrt(texture) / key.texture_scale
     z = (w[6] + w[0] * (acc[e, 1] / acc[e, 0]) + w[1] * (acc[e, 2] / acc[e, 0])
-         + w[2] * (colour if colour < 2.0 else 2.0) + w[3] * (texture if texture < 2.0 else 2.0)
-         + w[4] * (log10(small / total) / 4.0 + 1.0) + w[5] * (log10(acc[e, 0]) / 3.0))
+         + w[2] * (colour if colour < key.cap else key.cap) + w[3] * (texture if texture < key.cap else key.cap)
+         + w[4] * (log10(small / key.total) / 4.0 + 1.0) + w[5] * (log10(acc[e, 0]) / 3.0))
     z = 1.0 / (1.0 + exp(-z))
-    if partition != 0.0:
-        z = z + partition * (acc[e, 3] / acc[e, 0])
-    return z - (1.0 if small < min_size else 0.0)
-
-
-cdef struct Key:  # what a key reads besides the borders: the learned key's coefficients and region means
-    bint learned
-    double penalty
-    double ref
-    double total
-    double partition
-    double min_size
+    if key.partition != 0.0:
+        z = z + key.partition * (acc[e, 3] / acc[e, 0])
+    return z - (1.0 if small < key.min_size else 0.0)
 
 
 cdef inline double _key(const Key* key, const double[:, ::1] acc, const double[::1] size,
                         const double[:, ::1] means, const double[::1] w, i64 e, i64 u, i64 v) noexcept nogil:
     if key.learned:
-        return _learned_key(acc, size, means, w, key.total, key.partition, key.min_size, e, u, v)
+        return _learned_key(acc, size, means, w, key, e, u, v)
     return _mean_key(acc, size, e, u, v, key.penalty, key.ref, key.min_size)
 
 
@@ -373,18 +375,20 @@ def mean_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1] s
 
     ``acc`` and ``size`` are updated in place. Returns (merges, heights) as :meth:`RegionMerger.run` does.
     """
-    cdef Key key = Key(False, penalty, ref, 0.0, 0.0, min_size)
+    cdef Key key = Key(False, penalty, ref, 0.0, 0.0, min_size, 0.0, 0.0, 0.0)
     none = np.zeros((1, 1))
     return _merges(n, pairs, key, acc, size, none, none, np.zeros(7))
 
 
 def learned_merge(i64 n, const i64[:, ::1] pairs, double[:, ::1] acc, double[::1] size, double[:, ::1] sums,
-                  double[:, ::1] means, const double[::1] weights, double total, double partition, double min_size):
+                  double[:, ::1] means, const double[::1] weights, double total, double partition, double min_size,
+                  double colour_scale, double texture_scale, double cap):
     """Greedy merging by the learned criterion (``weights``: the six pair-feature coefficients, then the bias).
 
     ``acc`` columns: length, length * (vote, gradient[, partition separation]); ``sums``/``means``: region sums
-    and means of Lab colour (3 columns) and texture energy. ``acc``, ``size``, ``sums`` and ``means`` are updated in
-    place. Returns (merges, heights) as the batched :meth:`RegionMerger.run` does.
+    and means of Lab colour (3 columns) and texture energy, their distances divided by ``colour_scale`` and
+    ``texture_scale`` and capped at ``cap``. ``acc``, ``size``, ``sums`` and ``means`` are updated in place.
+    Returns (merges, heights) as the batched :meth:`RegionMerger.run` does.
     """
-    cdef Key key = Key(True, 0.0, 0.0, total, partition, min_size)
+    cdef Key key = Key(True, 0.0, 0.0, total, partition, min_size, colour_scale, texture_scale, cap)
     return _merges(n, pairs, key, acc, size, sums, means, weights)

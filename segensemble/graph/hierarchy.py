@@ -58,7 +58,7 @@ def merge_hierarchy(n_regions: int, pairs, length, strength, *, sizes=None, min_
     """
     sizes = np.ones(n_regions) if sizes is None else np.asarray(sizes, dtype=np.float64)
     return RegionMerger(n_regions, pairs, length, strength, sizes=sizes).run_border_mean(
-        min_size=min_size, size_penalty=size_penalty, reference=sizes.sum() / 1000.0)
+        min_size=min_size, size_penalty=size_penalty)
 
 
 def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters=None):

@@ -22,10 +22,14 @@ import numpy as np
 
 from segensemble.graph import _merge
 
-__all__ = ["RegionMerger", "LEARNED_FEATURES"]
+__all__ = ["RegionMerger", "LEARNED_FEATURES", "LEARNED_SCALES"]
 
 #: Order of the learned criterion's coefficients as :meth:`RegionMerger.run_learned` reads them (then the bias).
 LEARNED_FEATURES = ("vote", "gradient", "colour", "texture", "size", "length")
+
+#: Scales of the learned criterion's colour and texture features: Lab distance / 50, standardised-texture
+#: distance / 2.5, both capped at 2.
+LEARNED_SCALES = {"colour_scale": 50.0, "texture_scale": 2.5, "cap": 2.0}
 
 
 class RegionMerger:
@@ -123,11 +127,10 @@ class RegionMerger:
     def _consumed(self):
         self._neighbours = [dict() for _ in range(self.n_regions)]  # the walk merged everything
 
-    def run_border_mean(self, *, min_size: float = 0, size_penalty: float = 0.0, reference=None):
-        """:meth:`run` with the key ``border mean of quantity 0 - size_penalty * sqrt(reference / smaller size)``,
-        in compiled code (bit for bit the Python walk's merges and heights; ``reference``: a thousandth of the total
-        size by default)."""
-        ref = self.size.sum() / 1000.0 if reference is None else reference
+    def run_border_mean(self, *, min_size: float = 0, size_penalty: float = 0.0):
+        """:meth:`run` with the key ``border mean of quantity 0 - size_penalty * sqrt(A / smaller size)``, A a
+        thousandth of the total size, in compiled code (bit for bit the Python walk's merges and heights)."""
+        ref = self.size.sum() / 1000.0
         if not self._compilable():
             def key(m, u, v):
                 return m.border_mean(u, v)[0] - size_penalty * np.sqrt(ref / min(m.size[u], m.size[v]))
@@ -154,7 +157,7 @@ class RegionMerger:
         weights = np.array([coefficients[k] for k in LEARNED_FEATURES] + [coefficients["bias"]], dtype=np.float64)
         merges, heights = _merge.learned_merge(self.n_regions, self._pairs, self._acc, self.size, self.sums,
                                                self.means, weights, self.total, float(partition_weight),
-                                               float(min_size))
+                                               float(min_size), **LEARNED_SCALES)
         self._consumed()
         return merges, heights
 
