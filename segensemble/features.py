@@ -13,6 +13,7 @@ from skimage.color import rgb2lab
 
 from segensemble.validation import check_image, check_label_map
 from segensemble.errors import InputError
+from segensemble.memo import ImageMemo, image_key
 
 __all__ = [
     "group_means",
@@ -27,6 +28,9 @@ __all__ = [
 
 #: Scales (pixels) of the texture filter bank.
 TEXTURE_SCALES = (1.0, 2.0, 4.0)
+#: The last image's Lab colour, and its texture energies by scale (keyed by the lightness they are computed from):
+#: a recipe's detector, watershed member, merge and post-processing all ask for them.
+_LAB, _TEXTURE = ImageMemo(), ImageMemo()
 
 
 def lab_colour(image) -> np.ndarray:
@@ -47,7 +51,8 @@ def lab_colour(image) -> np.ndarray:
     >>> lab_colour(np.ones((2, 2, 3)))[0, 0].round(2).tolist()
     [100.0, -0.0, 0.0]
     """
-    return rgb2lab(check_image(image))
+    img = check_image(image)
+    return _LAB.get(image_key(img), "lab", lambda: rgb2lab(img), pixels=img.shape[0] * img.shape[1]).copy()
 
 
 def texture_features(image, scales=TEXTURE_SCALES, *, lab=None) -> np.ndarray:
@@ -73,14 +78,19 @@ def texture_features(image, scales=TEXTURE_SCALES, *, lab=None) -> np.ndarray:
     >>> texture_features(np.zeros((8, 8, 3))).shape
     (8, 8, 6)
     """
-    L = (lab_colour(image) if lab is None else lab)[:, :, 0]
+    L = np.ascontiguousarray((lab_colour(image) if lab is None else lab)[:, :, 0])
+    key = image_key(L)
     out = []
     for s in scales:
-        grad = ndimage.gaussian_gradient_magnitude(L, s, mode="reflect")
-        lap = np.abs(ndimage.gaussian_laplace(L, s, mode="reflect"))
-        for resp in (grad, lap):
-            out.append(ndimage.uniform_filter(resp, size=max(3, int(round(4 * s))), mode="reflect"))
+        out += _TEXTURE.get(key, s, lambda: _texture_energy(L, s), pixels=L.size)
     return np.stack(out, axis=2)
+
+
+def _texture_energy(L, s) -> tuple:
+    """(gradient energy, Laplacian energy) of lightness ``L`` at scale ``s`` (see :func:`texture_features`)."""
+    grad = ndimage.gaussian_gradient_magnitude(L, s, mode="reflect")
+    lap = np.abs(ndimage.gaussian_laplace(L, s, mode="reflect"))
+    return tuple(ndimage.uniform_filter(resp, size=max(3, int(round(4 * s))), mode="reflect") for resp in (grad, lap))
 
 
 def standardise(features: np.ndarray) -> np.ndarray:

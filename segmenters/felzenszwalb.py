@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import threading
-
 import numpy as np
 import skimage.filters
 
+from segensemble.memo import ImageMemo, image_key
 from segensemble.validation import check_image, check_int, check_rng
 from segensemble.segmentation import Segmentation
 from segensemble.segmenters._common import check_positive
@@ -16,12 +14,9 @@ from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["felzenszwalb"]
 
-#: The sorted pixel graph of the last image (keyed by its digest and sigma): a recipe runs Felzenszwalb at several
-#: scales on one image, and only the merge pass depends on the scale. Kept only for images of at most
-#: ``_KEEP_PIXELS`` pixels (96 MB of graph), so a call on a full-size photo holds no memory after it.
-_SORTED: dict = {}
-_SORTED_LOCK = threading.Lock()
-_KEEP_PIXELS = 1 << 20
+#: The sorted pixel graph of the last image, by sigma: a recipe runs Felzenszwalb at several scales on one image,
+#: and only the merge pass depends on the scale (kept for images of at most ``KEEP_PIXELS`` pixels, 96 MB of graph).
+_GRAPHS = ImageMemo()
 
 
 def _sorted_graph(img, sigma):
@@ -33,29 +28,25 @@ def _sorted_graph(img, sigma):
     segmentations are the same.
     """
     img = np.atleast_3d(img)
-    key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), sigma)
-    with _SORTED_LOCK:
-        if key in _SORTED:
-            return _SORTED[key]
-        smooth = skimage.filters.gaussian(img, sigma=[sigma, sigma, 0], mode="reflect", channel_axis=-1)
-        h, w = smooth.shape[:2]
-        index = np.arange(h * w, dtype=np.intp).reshape(h, w)
-        pairs = (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),  # horizontal
-                 ((slice(1, None), slice(None)), (slice(None, -1), slice(None))),  # vertical
-                 ((slice(1, None), slice(1, None)), (slice(None, -1), slice(None, -1))),  # down-right
-                 ((slice(1, None), slice(None, -1)), (slice(None, -1), slice(1, None))))  # up-right
-        weights, edges = [], []
-        for a, b in pairs:
-            d = smooth[a] - smooth[b]
-            weights.append(np.sqrt(np.sum(d * d, axis=-1)).ravel())
-            edges.append(np.column_stack([index[a].ravel(), index[b].ravel()]))
-        weights = np.concatenate(weights)
-        order = np.argsort(weights)
-        graph = (np.ascontiguousarray(np.concatenate(edges)[order]), np.ascontiguousarray(weights[order]))
-        _SORTED.clear()  # one image at a time
-        if h * w <= _KEEP_PIXELS:
-            _SORTED[key] = graph
-        return graph
+    return _GRAPHS.get(image_key(img), sigma, lambda: _build_graph(img, sigma), pixels=img.shape[0] * img.shape[1])
+
+
+def _build_graph(img, sigma):
+    smooth = skimage.filters.gaussian(img, sigma=[sigma, sigma, 0], mode="reflect", channel_axis=-1)
+    h, w = smooth.shape[:2]
+    index = np.arange(h * w, dtype=np.intp).reshape(h, w)
+    pairs = (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),  # horizontal
+             ((slice(1, None), slice(None)), (slice(None, -1), slice(None))),  # vertical
+             ((slice(1, None), slice(1, None)), (slice(None, -1), slice(None, -1))),  # down-right
+             ((slice(1, None), slice(None, -1)), (slice(None, -1), slice(1, None))))  # up-right
+    weights, edges = [], []
+    for a, b in pairs:
+        d = smooth[a] - smooth[b]
+        weights.append(np.sqrt(np.sum(d * d, axis=-1)).ravel())
+        edges.append(np.column_stack([index[a].ravel(), index[b].ravel()]))
+    weights = np.concatenate(weights)
+    order = np.argsort(weights)
+    return np.ascontiguousarray(np.concatenate(edges)[order]), np.ascontiguousarray(weights[order])
 
 
 def _fh(img, scale, sigma, min_size):

@@ -219,9 +219,9 @@ def test_felzenszwalb_keeps_the_sorted_graph_of_small_images_only(monkeypatch):
 
     img = np.random.default_rng(2).random((20, 30, 3))
     first = fh.felzenszwalb(img, scale=50).labels
-    assert len(fh._SORTED) == 1  # the next scale of this image reuses it
+    assert len(fh._GRAPHS) == 1  # the next scale of this image reuses it
     np.testing.assert_array_equal(fh.felzenszwalb(img, scale=50).labels, first)
-    monkeypatch.setattr(fh, "_KEEP_PIXELS", 599)  # 20 x 30 = 600 pixels: above the bound
+    monkeypatch.setattr(fh._GRAPHS, "max_pixels", 599)  # 20 x 30 = 600 pixels: above the bound
     flipped = fh.felzenszwalb(img[::-1], scale=50).labels
-    assert fh._SORTED == {}
+    assert len(fh._GRAPHS) == 0
     np.testing.assert_array_equal(fh.felzenszwalb(img[::-1], scale=50).labels, flipped)

@@ -11,7 +11,6 @@ by ``benchmarks/train_boundary_detector.py``.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +22,8 @@ from segensemble.errors import FileFormatError, InputError, first_line
 from segensemble.threads import available_cores, thread_map
 from segensemble.validation import check_image, check_int
 from segensemble.atomic import atomic_write_bytes
+from segensemble.checks import MAX_PIXELS
+from segensemble.memo import ImageMemo, image_key
 from segensemble.edges.booster import load_booster
 from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
 from segensemble.evaluation.nms import non_maximum_suppression
@@ -36,8 +37,9 @@ MODEL_FORMAT = "segensemble-boundary-model"
 FEATURE_SET = FEATURE_SETS[0]
 #: The model that ships in the package.
 DEFAULT_MODEL = Path(__file__).parent / "models" / "boundary-v1.json.gz"
-#: The last image's raw probability, by content, model and strides (the detector is deterministic).
-_RECENT: dict = {}
+#: The last image's raw probability, by content, strides and model (the detector is deterministic): a recipe's
+#: ucm member and its boundary evidence share it. Kept at any size (one float32 plane).
+_RECENT = ImageMemo(max_pixels=MAX_PIXELS)
 
 
 @dataclass(frozen=True)
@@ -288,15 +290,19 @@ def detect_boundaries(image, *, model=None, nms: bool = True, stride: int | None
     else:
         steps = (check_int(stride, "stride", minimum=1, maximum=8),) * len(model.stages)
     available_cores(n_jobs)  # checked even when the map is remembered
-    key = (hashlib.blake2b(img.tobytes(), digest_size=16).hexdigest(), img.shape, str(img.dtype), steps)
-    model_seen, p = _RECENT.get(key, (None, None))
-    if model_seen is not model:
-        features = boundary_features(img, stack=False, feature_set=model.features, n_jobs=n_jobs)
-        p = predict_probability(model.stages[0], features, steps[0], n_jobs=n_jobs)
-        for booster, step in zip(model.stages[1:], steps[1:]):
-            p = predict_probability(booster, features + context_features(p, stack=False), step, previous=p,
-                                    candidates=model.candidates, n_jobs=n_jobs)
-        p = np.clip(p, 0.0, 1.0).astype(np.float32)
-        _RECENT.clear()  # one image at a time: a recipe's ucm member and its boundary evidence share the run
-        _RECENT[key] = (model, p)
+    model_seen, p = _RECENT.get(image_key(img), (steps, id(model)),
+                                lambda: (model, _probability(img, model, steps, n_jobs)),
+                                pixels=img.shape[0] * img.shape[1])
+    if model_seen is not model:  # another model at the id of a collected one
+        p = _probability(img, model, steps, n_jobs)
     return (non_maximum_suppression(p) if nms else p.copy()).astype(np.float32)
+
+
+def _probability(img, model, steps, n_jobs) -> np.ndarray:
+    """The model's raw probability of every pixel (the stages in turn, at their strides), clipped to [0, 1]."""
+    features = boundary_features(img, stack=False, feature_set=model.features, n_jobs=n_jobs)
+    p = predict_probability(model.stages[0], features, steps[0], n_jobs=n_jobs)
+    for booster, step in zip(model.stages[1:], steps[1:]):
+        p = predict_probability(booster, features + context_features(p, stack=False), step, previous=p,
+                                candidates=model.candidates, n_jobs=n_jobs)
+    return np.clip(p, 0.0, 1.0).astype(np.float32)
