@@ -105,3 +105,24 @@ def test_inputs_are_validated():
         boundary_displacement_error(np.zeros((3, 3), int), [np.zeros((3, 4), int)])
     with pytest.raises(InputError, match="gts"):
         global_consistency_error(np.zeros((3, 3), int), [])
+
+
+def test_one_ground_truth_scored_against_many_results_has_its_distances_computed_once(monkeypatch):
+    """The ground truth's boundary distances are remembered by content: the bench scores nine segmentations of an
+    image against one ground truth; a new ground truth (or one changed in place) is computed afresh."""
+    import segensemble.evaluation.benchmark as benchmark
+    from segensemble.io import GroundTruth
+    from segensemble.evaluation import seg2bdry
+
+    calls, real = [], benchmark.boundary_maps
+    monkeypatch.setattr(benchmark, "boundary_maps", lambda segs: calls.append(1) or real(segs))
+    benchmark._GT_MAPS.clear()
+    gt_seg = np.zeros((10, 12), int)
+    gt_seg[:, 5:] = 1
+    gt = GroundTruth([gt_seg], [seg2bdry(gt_seg)])
+    scores = [benchmark.evaluate_image(benchmark.MachineResult("segs", [s]), gt).scores(0)["bde"]
+              for s in (np.arange(120).reshape(10, 12) // 40, gt_seg, 1 - gt_seg)]
+    assert len(calls) == 1 and scores[1] == scores[2] == 0.0
+    gt_seg[:, 4] = 1  # in place: another ground truth
+    assert benchmark.evaluate_image(benchmark.MachineResult("segs", [gt_seg]), GroundTruth([gt_seg], [seg2bdry(
+        gt_seg)])).scores(0)["bde"] == 0.0 and len(calls) == 2

@@ -24,6 +24,7 @@ from segensemble.io import (MAX_PIXELS, mat_variable_names, read_boundary_map, r
 
 from segensemble.validation import check_int
 from segensemble.errors import FileFormatError, InputError
+from segensemble.memo import ImageMemo, image_key
 from segensemble.evaluation.aggregate import ImageRegionResult, fmeasure, image_region_result
 from segensemble.evaluation.boundaries import seg2bdry
 from segensemble.evaluation.sweep import boundary_counts_sweep
@@ -49,6 +50,9 @@ MAX_NTHRESH = 1000
 #: Pixels of the thresholded maps swept together (the boundary benchmark holds them at once): all 99 maps of a
 #: BSDS500 image, a chunk of them for a large image.
 SWEEP_PIXELS = 64_000_000
+#: The last ground truth's boundary maps and distance transforms (by content): a bench scores an image's members
+#: and fused result, nine segmentations, against one ground truth.
+_GT_MAPS = ImageMemo()
 
 
 @dataclass
@@ -297,7 +301,7 @@ def evaluate_image(
         c = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
         out.boundary = ImageBoundaryResult(thresholds, c[:, 0], c[:, 1], c[:, 2], c[:, 3])
     if region:
-        counts, cache, gt_maps = [], {}, boundary_maps(gt.segmentations)
+        counts, cache, gt_maps = [], {}, _gt_boundary_maps(gt.segmentations)
         for k, t in enumerate(thresholds):
             seg = result.regions(t, k)
             key = seg.tobytes()
@@ -306,3 +310,10 @@ def evaluate_image(
             counts.append(cache[key])
         out.region = image_region_result(thresholds, counts)
     return out
+
+
+def _gt_boundary_maps(segmentations) -> list:
+    """:func:`~segensemble.evaluation.consistency.boundary_maps` of the human segmentations, remembered."""
+    segs = [np.ascontiguousarray(s) for s in segmentations]
+    return _GT_MAPS.get(tuple(image_key(s) for s in segs), "boundary_maps", lambda: boundary_maps(segs),
+                        pixels=segs[0].size)
