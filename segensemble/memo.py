@@ -6,8 +6,9 @@ boundary strength, the merge's region statistics, the small-region merge),
 texture energies, Felzenszwalb's sorted pixel graph (one per recipe, four
 scales read it). The first caller computes an entry; the others read it.
 
-Entries are keyed by the image's content (a BLAKE2 digest with its shape and
-dtype, :func:`image_key`), never by the array object, so an image changed in
+Entries are keyed by the image's content (a SHA-256 digest with its shape and
+dtype, :func:`image_key`; SHA-256 rather than BLAKE2 because processors with
+SHA extensions hash it twice as fast), never by the array object, so an image changed in
 place is a new image. One image is remembered at a time (an entry for another
 image clears the last one's), and nothing is kept for images of more than
 ``max_pixels`` pixels: a call on a full-size photo clears the memo and holds no
@@ -29,7 +30,7 @@ KEEP_PIXELS = 1 << 20
 
 
 def image_key(image) -> tuple:
-    """The content key of an array: (BLAKE2 digest of its bytes, shape, dtype name).
+    """The content key of an array: (SHA-256 digest of its bytes, shape, dtype name).
 
     Examples
     --------
@@ -38,7 +39,7 @@ def image_key(image) -> tuple:
     (True, False)
     """
     a = np.ascontiguousarray(image)
-    return hashlib.blake2b(memoryview(a).cast("B"), digest_size=16).digest(), a.shape, a.dtype.str
+    return hashlib.sha256(memoryview(a).cast("B")).digest(), a.shape, a.dtype.str
 
 
 class ImageMemo:

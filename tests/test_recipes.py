@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from segensemble import InputError
-from segensemble.pipeline.postprocess import connected_regions, merge_small, postprocess
+from segensemble.pipeline.postprocess import connected_regions, merge_small, postprocess, postprocess_levels
 from segensemble.pipeline.recipes import BUILTIN, VERSIONS, load_recipe, recipe_from_mapping
 
 
@@ -74,6 +74,20 @@ def test_postprocess_connected_and_small_regions():
     with pytest.raises(InputError, match="image"):
         postprocess(lab, None, min_size=3)
     assert postprocess(lab, connected=False).tolist() == lab.tolist()
+
+
+def test_the_levels_of_a_hierarchy_share_one_lab_conversion_and_give_the_same_regions():
+    from segensemble.features import lab_colour
+
+    rng = np.random.default_rng(5)
+    img = rng.random((30, 40, 3))
+    levels = [rng.integers(0, k, (30, 40)) for k in (3, 12, 40)]
+    each = [postprocess(level, img, min_size=20) for level in levels]
+    assert all(np.array_equal(a, b) for a, b in zip(postprocess_levels(levels, img, min_size=20), each))
+    given = merge_small(levels[1], img, 20, lab=lab_colour(img))
+    assert np.array_equal(given, merge_small(levels[1], img, 20))
+    with pytest.raises(InputError, match="lab: expected shape"):
+        merge_small(levels[1], img, 20, lab=np.zeros((30, 40)))
 
 
 def test_new_segmenters_drop_the_parameters_fitted_to_the_old_members():

@@ -18,7 +18,7 @@ from segensemble.errors import InputError
 from segensemble.features import lab_colour
 from segensemble.graph.adjacency import merge_small_regions
 
-__all__ = ["connected_regions", "merge_small", "postprocess", "cut_to_regions"]
+__all__ = ["connected_regions", "merge_small", "postprocess", "postprocess_levels", "cut_to_regions"]
 
 
 def connected_regions(labels) -> np.ndarray:
@@ -33,11 +33,13 @@ def connected_regions(labels) -> np.ndarray:
     return (_label(lab, background=-1, connectivity=1) - 1).astype(np.int32)
 
 
-def merge_small(labels, image, min_size: int) -> np.ndarray:
+def merge_small(labels, image, min_size: int, *, lab=None) -> np.ndarray:
     """Merge every region smaller than ``min_size`` pixels into its most similar adjacent region.
 
     Similarity is the distance between the regions' mean CIE Lab colours;
     small regions merge pass by pass until none is left (or one region).
+    ``lab``: :func:`~segensemble.features.lab_colour` of the image when the
+    caller has it already (a hierarchy's levels share it).
 
     Examples
     --------
@@ -46,32 +48,48 @@ def merge_small(labels, image, min_size: int) -> np.ndarray:
     >>> merge_small(lab, img, 2).tolist()
     [[0, 0, 1, 1], [0, 0, 1, 1]]
     """
-    lab = check_label_map(labels, "labels")
+    regions = check_label_map(labels, "labels")
     img = check_image(image)
-    if img.shape[:2] != lab.shape:
-        raise InputError(f"image: expected shape {lab.shape} like the labels, got {img.shape[:2]}")
+    if img.shape[:2] != regions.shape:
+        raise InputError(f"image: expected shape {regions.shape} like the labels, got {img.shape[:2]}")
     size = check_int(min_size, "min_size", minimum=0)
     if size <= 1:
-        return lab.astype(np.int32)
-    return merge_small_regions(lab, lab_colour(img), size)
+        return regions.astype(np.int32)
+    colour = lab_colour(img) if lab is None else np.asarray(lab, dtype=np.float64)
+    if colour.shape != regions.shape + (3,):
+        raise InputError(f"lab: expected shape {regions.shape + (3,)} like the image, got {colour.shape}")
+    return merge_small_regions(regions, colour, size)
 
 
-def postprocess(labels, image=None, *, connected: bool = True, min_size: int = 0) -> np.ndarray:
-    """Connected relabelling, then small-region merging (each optional).
+def postprocess(labels, image=None, *, connected: bool = True, min_size: int = 0, lab=None) -> np.ndarray:
+    """Connected relabelling, then small-region merging (each optional; ``lab`` as in :func:`merge_small`).
 
     Examples
     --------
     >>> postprocess(np.array([[0, 1, 0]]), connected=True).tolist()
     [[0, 1, 2]]
     """
-    lab = check_label_map(labels, "labels")
+    regions = check_label_map(labels, "labels")
     if connected:
-        lab = connected_regions(lab)
+        regions = connected_regions(regions)
     if min_size and min_size > 1:
         if image is None:
             raise InputError("image: merging small regions needs the image")
-        lab = merge_small(lab, image, min_size)
-    return lab.astype(np.int32)
+        regions = merge_small(regions, image, min_size, lab=lab)
+    return regions.astype(np.int32)
+
+
+def postprocess_levels(levels, image=None, *, connected: bool = True, min_size: int = 0) -> list:
+    """:func:`postprocess` of every label map of ``levels`` (a hierarchy's cuts), the image's Lab colour computed once.
+
+    Examples
+    --------
+    >>> img = np.zeros((2, 4, 3)); img[:, 2:] = 1
+    >>> [m.tolist() for m in postprocess_levels([np.array([[0, 0, 1, 1], [0, 0, 1, 2]])] * 2, img, min_size=2)]
+    [[[0, 0, 1, 1], [0, 0, 1, 1]], [[0, 0, 1, 1], [0, 0, 1, 1]]]
+    """
+    lab = lab_colour(image) if image is not None and min_size and min_size > 1 else None
+    return [postprocess(level, image, connected=connected, min_size=min_size, lab=lab) for level in levels]
 
 
 def cut_to_regions(n_segments: int, cut, paint, n_levels: int, merge) -> np.ndarray:

@@ -17,7 +17,7 @@ from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError, renamed_keywords
 from segensemble.graph.hierarchy import cut_hierarchy
 from segensemble.pipeline import deferred
-from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess
+from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess, postprocess_levels
 from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
                                             upscale_labels)
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
@@ -355,7 +355,7 @@ def run_recipe(
         else:
             cuts = hierarchy_levels(est, ens, method=recipe.method, params=recipe.method_params(image=img is not None),
                                     random_state=rng)
-        levels = [apply_postprocess(atoms.to_image(c), img, **post) for c in cuts]
+        levels = postprocess_levels((atoms.to_image(c) for c in cuts), img, **post)
     conf, kind = None, None
     if confidence is not None and est.capabilities.soft:  # 'max'/'entropy' were refused above for hard methods
         conf = confidence_map(est, ens, "max" if confidence == "auto" else confidence)
