@@ -53,9 +53,10 @@ def contingency_table(seg, gt) -> np.ndarray:
     return _contingency(a, b)
 
 
-def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ca, ka = _codes(a)
-    cb, kb = _codes(b)
+def _contingency(a, b) -> np.ndarray:
+    """The table of two label maps, each given as the map or as its ``_codes`` (reused against many maps)."""
+    ca, ka = a if isinstance(a, tuple) else _codes(a)
+    cb, kb = b if isinstance(b, tuple) else _codes(b)
     if ka * kb <= _DENSE_CELLS:
         return np.bincount(ca * kb + cb, minlength=ka * kb).reshape(ka, kb).astype(np.float64)
     import scipy.sparse as sp

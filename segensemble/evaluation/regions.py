@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
-from segensemble.evaluation.contingency import _check_gts, _contingency, contingency_table
+from segensemble.evaluation.contingency import _check_gts, _codes, _contingency, contingency_table
 from segensemble.evaluation.objects_parts import _precision_recall
 
 __all__ = [
@@ -159,9 +159,9 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool 
     gt_best, gt_area = [], []
     ri_sum = voi_sum = gce_sum = lce_sum = 0.0
     seg_area = None
-    tables = []
+    tables, codes = [], _codes(s)  # the segmentation's region codes, once for every annotation
     for g in gts:
-        n = _contingency(s, g)
+        n = _contingency(codes, g)
         if hasattr(n, "toarray"):
             n = n.toarray()
         tables.append(n)

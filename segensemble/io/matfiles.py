@@ -136,7 +136,7 @@ def _cell_arrays(value, path: Path, key: str) -> list:
 
 def _as_labels(arr, path: Path, what: str) -> np.ndarray:
     try:
-        return check_label_map(arr, what).astype(np.int32)
+        return check_label_map(arr, what).astype(np.int32, order="C")  # MATLAB stores columns first: rows here
     except InputError as exc:
         raise FileFormatError(f"{path}: {exc}") from exc
 
@@ -234,7 +234,7 @@ def read_ground_truth(path, *, max_pixels=MAX_PIXELS) -> GroundTruth:
             raise FileFormatError(f"{path}: groundTruth{{{i + 1}}} has no 'Segmentation' field") from exc
         segs.append(_as_labels(seg, path, f"groundTruth{{{i + 1}}}.Segmentation"))
         try:
-            bd = np.asarray(cell["Boundaries"][0, 0]).astype(bool)
+            bd = np.asarray(cell["Boundaries"][0, 0]).astype(bool, order="C")
         except Exception:  # no Boundaries field: derive them as BSDS did
             bd = ground_truth_boundaries(segs[-1])
         bdrys.append(bd)
