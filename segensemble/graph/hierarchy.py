@@ -75,10 +75,13 @@ def cut_hierarchy(n_regions: int, merges, heights, *, threshold=None, n_clusters
     else:
         steps = int(np.searchsorted(heights, threshold, side="right"))
     parent = np.arange(n_regions)
-    for keep, gone in merges[:steps]:
-        parent[gone] = keep
-    for i in range(n_regions):  # merges point to smaller survivors: one pass in index order resolves chains
-        parent[i] = parent[parent[i]]
+    done = np.asarray(merges, dtype=np.int64).reshape(-1, 2)[:steps]
+    parent[done[:, 1]] = done[:, 0]  # a region is merged away once: its survivor
+    while True:  # pointer jumping: every region ends at the root of its chain
+        jumped = parent[parent]
+        if np.array_equal(jumped, parent):
+            break
+        parent = jumped
     return np.unique(parent, return_inverse=True)[1]
 
 
