@@ -220,3 +220,32 @@ def test_learned_criterion_needs_the_image_and_a_grid():
         consensus.get("merge")(criterion="learned").fit(Ensemble.from_segmentations([a, a]))
     with pytest.raises(InputError, match="criterion: 'learned' needs an ensemble built from segmentations"):
         consensus.get("merge")(criterion="learned").fit(np.array([[0, 1], [0, 1], [1, 0]]))
+
+
+def test_cut_hierarchy_equals_replaying_the_merges_one_by_one():
+    """The cut (survivors assigned at once, chains resolved by pointer jumping) against a union-find replay of the
+    merges below the threshold, on seeded random merge trees whose survivors are the smaller ids."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        n = int(rng.integers(1, 120))
+        alive, merges = list(range(n)), []
+        while len(alive) > 1 and rng.random() < 0.97:
+            a, b = sorted(rng.choice(len(alive), 2, replace=False))
+            keep, gone = alive[a], alive[b]
+            merges.append((keep, gone))
+            alive.remove(gone)
+        merges = np.array(merges, dtype=np.int64).reshape(-1, 2)
+        heights = np.sort(rng.random(len(merges)))
+        for threshold in (0.0, 0.4, 0.9, 2.0):
+            root = list(range(n))
+
+            def find(u):
+                while root[u] != u:
+                    u = root[u]
+                return u
+
+            for (keep, gone), h in zip(merges.tolist(), heights):
+                if h <= threshold:
+                    root[find(gone)] = find(keep)
+            expected = np.unique([find(u) for u in range(n)], return_inverse=True)[1]
+            assert np.array_equal(cut_hierarchy(n, merges, heights, threshold=threshold), expected)
