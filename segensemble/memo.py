@@ -39,7 +39,7 @@ def image_key(image) -> tuple:
     (True, False)
     """
     a = np.ascontiguousarray(image)
-    return hashlib.sha256(memoryview(a).cast("B")).digest(), a.shape, a.dtype.str
+    return hashlib.sha256(a.reshape(-1).view(np.uint8)).digest(), a.shape, a.dtype.str  # no copy, empty too
 
 
 class ImageMemo:

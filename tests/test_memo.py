@@ -25,6 +25,13 @@ def test_an_equal_image_hits_and_an_image_changed_in_place_does_not():
     assert _counted(memo, img.astype(np.float32)) == (16.0, 1)  # the dtype is part of the key
 
 
+def test_keys_of_views_empty_arrays_and_other_byte_orders():
+    a = np.arange(12.0).reshape(3, 4)
+    assert image_key(a[:, ::2]) == image_key(a[:, ::2].copy())  # a strided view: its content
+    assert image_key(np.zeros((0, 3)))[1:] == ((0, 3), "<f8")
+    assert image_key(a.astype(">f8")) != image_key(a)
+
+
 def test_one_image_at_a_time_and_nothing_kept_above_max_pixels():
     memo = ImageMemo(max_pixels=12)
     a, b = np.ones((3, 4)), np.zeros((3, 4))
