@@ -53,10 +53,13 @@ def contingency_table(seg, gt) -> np.ndarray:
     return _contingency(a, b)
 
 
-def _contingency(a, b) -> np.ndarray:
-    """The table of two label maps, each given as the map or as its ``_codes`` (reused against many maps)."""
-    ca, ka = a if isinstance(a, tuple) else _codes(a)
-    cb, kb = b if isinstance(b, tuple) else _codes(b)
+def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _code_table(_codes(a), _codes(b))
+
+
+def _code_table(a_codes: tuple, b_codes: tuple) -> np.ndarray:
+    """The table of two label maps given as their :func:`_codes` (a map's codes serve against many maps)."""
+    (ca, ka), (cb, kb) = a_codes, b_codes
     if ka * kb <= _DENSE_CELLS:
         return np.bincount(ca * kb + cb, minlength=ka * kb).reshape(ka, kb).astype(np.float64)
     import scipy.sparse as sp

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from segensemble.evaluation.consistency import boundary_maps, consistency_errors, displacement
-from segensemble.evaluation.contingency import _check_gts, _codes, _contingency, contingency_table
+from segensemble.evaluation.contingency import _check_gts, _code_table, _codes, _contingency, contingency_table
 from segensemble.evaluation.objects_parts import _precision_recall
 
 __all__ = [
@@ -161,7 +161,7 @@ def _region_counts(s: np.ndarray, gts: list, gt_maps=None, *, consistency: bool 
     seg_area = None
     tables, codes = [], _codes(s)  # the segmentation's region codes, once for every annotation
     for g in gts:
-        n = _contingency(codes, g)
+        n = _code_table(codes, _codes(g))
         if hasattr(n, "toarray"):
             n = n.toarray()
         tables.append(n)
