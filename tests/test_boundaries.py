@@ -141,7 +141,7 @@ def test_r50_is_the_recall_where_the_curve_crosses_half_precision():
 
 
 def test_thinning_equals_scikit_image_thin_pixel_for_pixel():
-    """The OpenCV-coded thinning is Guo & Hall's A1 as skimage.morphology.thin computes it: 240 seeded random
+    """The compiled thinning is Guo & Hall's A1 as skimage.morphology.thin computes it: 240 seeded random
     maps (sparse to dense, thick blobs, single pixels, one-row and one-column maps)."""
     from scipy import ndimage
     from skimage.morphology import thin
