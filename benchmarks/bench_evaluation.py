@@ -24,6 +24,10 @@ Prints seconds per image (one core) for
     - "sweep": what ``evaluate``/``score`` run
       (:func:`segensemble.evaluation.sweep.boundary_counts_sweep`);
 
+(d) with ``--distribution SPLIT``: the sweep alone on every image of a split
+    (the detector's thinned map and its 8-bit probability with --nms):
+    median, mean, 90th percentile, maximum, how many images above 1 s;
+
 and the speed-up of the exact sparse matcher over a plain dense
 ``scipy.optimize.linear_sum_assignment`` formulation (square augmented cost
 matrix, pixels without any candidate pruned — a *stronger* baseline than the
@@ -33,6 +37,7 @@ process; both must find the same number of matches.
 Usage::
 
     python benchmarks/bench_evaluation.py [--bsds ROOT] [--images 10] [--baseline-pairs 4] [--sweep-images 5]
+        [--distribution test [--distribution-images 200]]
 """
 
 from __future__ import annotations
@@ -83,7 +88,7 @@ def _dense_baseline(b1, b2, max_dist=0.0075):
 
 def _per_threshold(result, gt, nthresh=99, *, scipy_solver=False):
     """The boundary benchmark threshold by threshold (identical maps counted once): with SciPy's solver and
-    scikit-image's thinning as before, or with the sparse solver and the OpenCV-coded thinning."""
+    scikit-image's thinning as before, or with the sparse solver and the compiled thinning."""
     from skimage.morphology import thin
 
     counts, cache = [], {}
@@ -137,6 +142,25 @@ def _sweep_rows(ds, bench: Path, n_images: int):
     return rows
 
 
+def _distribution(ds, split: str, n_images: int) -> dict:
+    """Per-image seconds of the boundary benchmark at 99 thresholds (what ``evaluate``/``score`` run) on every
+    image of a split: the learned detector's thinned map, and its raw probability in 8 bits with --nms."""
+    from segensemble.edges import detect_boundaries
+    from segensemble.evaluation.nms import edge_map_nms
+
+    times = {"learned detector, thinned (boundary-v1)": {}, "8-bit soft map with --nms": {}}
+    for image_id in ds.ids(split)[:n_images]:
+        img, gt = ds.image(split, image_id), ds.ground_truth(split, image_id)
+        raw = detect_boundaries(img, nms=False)
+        maps = (MachineResult("boundary", detect_boundaries(img)),
+                MachineResult("boundary", edge_map_nms(np.round(raw * 255) / 255)))
+        for per_image, result in zip(times.values(), maps):
+            t = time.perf_counter()
+            evaluate_image(result, gt, region=False)
+            per_image[image_id] = time.perf_counter() - t
+    return times
+
+
 def _time_image(result, gt):
     t = time.perf_counter()
     evaluate_image(result, gt, nthresh=99)
@@ -150,6 +174,8 @@ def main():
     ap.add_argument("--images", type=int, default=10)
     ap.add_argument("--baseline-pairs", type=int, default=4)
     ap.add_argument("--sweep-images", type=int, default=5, help="images per kind of map in the sweep table")
+    ap.add_argument("--distribution", metavar="SPLIT", help="also time the sweep alone on every image of a split")
+    ap.add_argument("--distribution-images", type=int, default=200, help="images of that split")
     args = ap.parse_args()
     ds = BSDS500(args.bsds)
     ids = ds.ids("val")[: args.images]
@@ -206,6 +232,14 @@ def main():
         ratios.append(dense / ours)
         print(f"{k:<6} {int(b1.sum()):>9} {int(b2.sum()):>8} {ours:>9.4f} {dense:>10.2f} {dense / ours:>8.0f}x")
     print(f"median speed-up: {np.median(ratios):.0f}x")
+
+    if args.distribution:
+        print(f"\nboundary benchmark at 99 thresholds, one core, s/image over BSDS500 {args.distribution}")
+        print(f"{'map':<42} {'images':>6} {'median':>7} {'mean':>6} {'p90':>6} {'max':>6} {'> 1 s':>6}  slowest")
+        for name, per_image in _distribution(ds, args.distribution, args.distribution_images).items():
+            t = np.array(list(per_image.values()))
+            print(f"{name:<42} {len(t):>6} {np.median(t):>7.2f} {t.mean():>6.2f} {np.percentile(t, 90):>6.2f} "
+                  f"{t.max():>6.2f} {int(np.sum(t > 1.0)):>6}  {max(per_image, key=per_image.get)}")
 
 
 if __name__ == "__main__":

@@ -106,8 +106,8 @@ def test_only_the_components_that_changed_are_solved_again(monkeypatch):
     import segensemble.evaluation.sweep as sweep_module
 
     solved = []
-    real = sweep_module._assign_ids
-    monkeypatch.setattr(sweep_module, "_assign_ids",
+    real = sweep_module.assign_edges
+    monkeypatch.setattr(sweep_module, "assign_edges",
                         lambda rows, *a: solved.append(len(np.unique(rows))) or real(rows, *a))
     gt = np.zeros((30, 60), bool)
     gt[10, 2:20] = gt[10, 40:58] = True

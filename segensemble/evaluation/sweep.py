@@ -34,9 +34,8 @@ import numpy as np
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
-from segensemble.evaluation._sparse_assignment import component_roots
-from segensemble.evaluation.correspond import (_assign_sorted, _compact, candidate_edges, check_max_dist,
-                                                 match_radius)
+from segensemble.evaluation._sparse_assignment import assign_edges, component_roots, split_active
+from segensemble.evaluation.correspond import candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
 
@@ -128,28 +127,24 @@ class _Sweep:
         if self.previous is not None and np.array_equal(act, self.previous[0]):
             return self.previous[1]
         n1, n2 = self.n1, self.n2
-        i, j, c = self.by_machine
-        e = act[i]
-        ie, je, ce = i[e], j[e], c[e]
-        deg1, deg2 = np.bincount(ie, minlength=n1), np.bincount(je, minlength=n2)
-        rest = (deg1[ie] != 1) | (deg2[je] != 1)
+        single, rm, rg, rc, _, _ = split_active(act.view(np.uint8), *self.by_machine, n1, n2)
         pairs, swapped = (np.zeros(0, np.int64), np.zeros(0, np.int64)), None
-        if rest.any():
-            rm, rg, rc = ie[rest], je[rest], ce[rest]
-            rows_m = np.bincount(rm, minlength=n1) > 0
-            rows_g = np.bincount(rg, minlength=n2) > 0
+        if len(rm):
+            rows_m, rows_g = np.zeros(n1, dtype=bool), np.zeros(n2, dtype=bool)
+            rows_m[rm] = True
+            rows_g[rg] = True
             # the per-threshold matcher's choice of row side: the smaller of the two pixel sets
             swapped = bool(np.count_nonzero(rows_g) < np.count_nonzero(rows_m))
             dirty_m, dirty_g, kept = self._changed(act, rm, rg, rows_m, rows_g, swapped)
-            if swapped:
-                i, j, c = self.by_gt
-                keep = act[i] & ((deg1[i] != 1) | (deg2[j] != 1)) & dirty_g[j]
-                solved_g, solved_m = _assign_ids(j[keep], n2, i[keep], n1, c[keep], self.oc)
+            if swapped:  # the same edges in (annotation pixel, machine pixel) order
+                _, rm, rg, rc, _, _ = split_active(act.view(np.uint8), *self.by_gt, n1, n2)
+                keep = dirty_g[rg]
+                solved_g, solved_m = assign_edges(rg[keep], rm[keep], rc[keep], n1, 2.0 * self.oc + 1.0)
             else:
                 keep = dirty_m[rm]
-                solved_m, solved_g = _assign_ids(rm[keep], n1, rg[keep], n2, rc[keep], self.oc)
+                solved_m, solved_g = assign_edges(rm[keep], rg[keep], rc[keep], n2, 2.0 * self.oc + 1.0)
             pairs = np.concatenate([kept[0], solved_m]), np.concatenate([kept[1], solved_g])
-        matched = np.concatenate([ie[~rest], pairs[0]])
+        matched = np.concatenate([single, pairs[0]])
         self.previous = (act, matched, swapped, pairs)
         return matched
 
@@ -179,12 +174,3 @@ class _Sweep:
         keep[keep] = ~changed[root[pm[keep]]]
         return rows_m & changed[root[:n1]], rows_g & changed[root[n1:]], (pm[keep], pg[keep])
 
-
-def _assign_ids(rows, n_rows, cols, n_cols, cost, oc):
-    """:func:`~segensemble.evaluation.correspond.assign` of edges sorted by (row, column) between pixel ids
-    (rows below ``n_rows``, columns below ``n_cols``); returns the matched pairs as those ids. The ids are ranked
-    among the ones present, which keeps their order."""
-    row_ids, row_rank = _compact(rows, n_rows)
-    col_ids, col_rank = _compact(cols, n_cols)
-    a, b = _assign_sorted(row_rank, col_rank, cost, len(row_ids), len(col_ids), oc)
-    return row_ids[a], col_ids[b]
