@@ -1,12 +1,13 @@
-"""The compiled parts of segensemble (the thinning of boundary maps, the benchmark's sparse assignment solver, the
-boundary detector's tree walker, the greedy region merger, Felzenszwalb's merge pass); everything else is in
-pyproject.toml."""
+"""The compiled parts of segensemble (the thinning of boundary maps, the benchmark's sparse assignment solver and
+its threshold sweep's steps, the boundary detector's tree walker, the greedy region merger, Felzenszwalb's merge
+pass); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.pyx"]),
                    Extension("segensemble.evaluation._sparse_assignment",
                              ["segensemble/evaluation/_sparse_assignment.pyx"]),
+                   Extension("segensemble.evaluation._sweep_graph", ["segensemble/evaluation/_sweep_graph.pyx"]),
                    Extension("segensemble.edges._forest", ["segensemble/edges/_forest.pyx"]),
                    Extension("segensemble.segmenters._graph_fh", ["segmenters/_graph_fh.pyx"],
                              extra_compile_args=["-ffp-contract=off"]),

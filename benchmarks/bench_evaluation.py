@@ -92,7 +92,7 @@ def _per_threshold(result, gt, nthresh=99, *, scipy_solver=False):
     from skimage.morphology import thin
 
     counts, cache = [], {}
-    with patch.object(correspond, "assign_rows", scipy_assign_rows) if scipy_solver else nullcontext():
+    with patch.object(correspond, "assign_integer_rows", scipy_assign_rows) if scipy_solver else nullcontext():
         for k, t in enumerate(result.thresholds(nthresh)):
             bmap = result.boundary_map(t, k)
             key = np.packbits(bmap).tobytes()

@@ -60,7 +60,7 @@ def _soft_map(rng, shape):
 
 def _counts_with_scipy(monkeypatch, maps, gts, **kw):
     with monkeypatch.context() as m:
-        m.setattr(correspond, "assign_rows", scipy_assign_rows)
+        m.setattr(correspond, "assign_integer_rows", scipy_assign_rows)
         return [boundary_counts(b, gts, **kw) for b in maps]
 
 
@@ -91,3 +91,16 @@ def test_counts_equal_the_scipy_matcher_on_real_dense_maps(bsds_root, monkeypatc
     for soft in (detect_boundaries(image), edge_map_nms(np.round(raw * 255) / 255)):
         maps = [soft >= t for t in np.linspace(0.01, 0.99, 99)]
         assert boundary_counts_sweep(maps, gt.boundaries) == _counts_with_scipy(monkeypatch, maps, gt.boundaries)
+
+
+def test_weights_are_scaled_to_integers_or_refused():
+    """The search runs on integers: weights with a power-of-two denominator are scaled (the hand-worked case
+    above divided by 4 gives the same assignment); others, NaN, infinities and weights too large are refused."""
+    indptr = np.array([0, 1, 3, 3], dtype=np.int64)
+    indices = np.array([0, 0, 1], dtype=np.int64)
+    assert assign_rows(indptr, indices, np.array([0.25, 0.5, 1.0]), 2, 1.25).tolist() == [0, 1, 2 + 2]
+    assert assign_rows(indptr, indices, np.array([0.25, 0.5, 1.0]), 2, 0.625).tolist() == [0, 2 + 1, 2 + 2]
+    for cost, private in (([0.1, 0.2, 0.4], 1.0), ([1.0, np.nan, 4.0], 5.0), ([1.0, 2.0, 4.0], np.inf),
+                          ([1.0, 2.0, 2.0 ** 41], 5.0)):
+        with pytest.raises(ValueError, match="power-of-two denominator"):
+            assign_rows(indptr, indices, np.array(cost), 2, private)

@@ -122,7 +122,7 @@ def test_only_the_components_that_changed_are_solved_again(monkeypatch):
 
 
 def test_component_roots_by_hand():
-    from segensemble.evaluation._sparse_assignment import component_roots
+    from segensemble.evaluation._sweep_graph import component_roots
 
     roots = component_roots(np.array([4, 1, 5]), np.array([1, 6, 3]), 7)
     assert roots.tolist() == [0, 1, 2, 3, 1, 3, 1]  # {1, 4, 6} named 1, {3, 5} named 3, the rest alone

@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from segensemble.errors import InputError
-from segensemble.evaluation._sparse_assignment import assign_rows
+from segensemble.evaluation._sparse_assignment import assign_integer_rows
 
 __all__ = ["correspond_pixels", "candidate_edges", "check_max_dist", "match_radius", "assign",
            "scipy_assign_rows"]
@@ -172,8 +172,8 @@ def _assign_sorted(i, j, c, n1, n2, oc):
     indptr = np.zeros(n1 + 1, dtype=np.int64)
     np.cumsum(np.bincount(i, minlength=n1), out=indptr[1:])
     # Weights shifted by +1 (a constant: every row is assigned once), the same numbers SciPy's solver was given.
-    col_ind = assign_rows(indptr, np.ascontiguousarray(j, dtype=np.int64), c.astype(np.float64) + 1.0, n2,
-                          2.0 * oc + 1.0)
+    col_ind = assign_integer_rows(indptr, np.ascontiguousarray(j, dtype=np.int64), c.astype(np.int64) + 1, n2,
+                                  2 * int(oc) + 1)
     real = np.flatnonzero(col_ind < n2)
     return real, col_ind[real]
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
-from segensemble.evaluation._sparse_assignment import assign_edges, component_roots, split_active
+from segensemble.evaluation._sweep_graph import assign_edges, component_roots, split_active
 from segensemble.evaluation.correspond import candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
@@ -139,10 +139,10 @@ class _Sweep:
             if swapped:  # the same edges in (annotation pixel, machine pixel) order
                 _, rm, rg, rc, _, _ = split_active(act.view(np.uint8), *self.by_gt, n1, n2)
                 keep = dirty_g[rg]
-                solved_g, solved_m = assign_edges(rg[keep], rm[keep], rc[keep], n1, 2.0 * self.oc + 1.0)
+                solved_g, solved_m = assign_edges(rg[keep], rm[keep], rc[keep], n1, 2 * self.oc + 1)
             else:
                 keep = dirty_m[rm]
-                solved_m, solved_g = assign_edges(rm[keep], rg[keep], rc[keep], n2, 2.0 * self.oc + 1.0)
+                solved_m, solved_g = assign_edges(rm[keep], rg[keep], rc[keep], n2, 2 * self.oc + 1)
             pairs = np.concatenate([kept[0], solved_m]), np.concatenate([kept[1], solved_g])
         matched = np.concatenate([single, pairs[0]])
         self.previous = (act, matched, swapped, pairs)
