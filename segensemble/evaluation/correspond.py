@@ -163,7 +163,8 @@ def assign(i, j, c, n1, n2, oc):
     >>> a.tolist(), b.tolist()
     ([0, 1], [0, 1])
     """
-    order = np.lexsort((j, i))  # the CSR arrays directly (row by row, columns sorted; pairs are distinct)
+    # the CSR arrays directly (row by row, columns sorted): the pairs are distinct, so one int64 key
+    order = np.argsort(np.asarray(i, dtype=np.int64) * n2 + j)
     return _assign_sorted(i[order], j[order], c[order], n1, n2, oc)
 
 

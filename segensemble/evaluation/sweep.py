@@ -116,7 +116,8 @@ class _Sweep:
 
     def __init__(self, edges, n_machine: int, n_gt: int, oc: int):
         i, j, c = edges
-        by_machine, by_gt = np.lexsort((j, i)), np.lexsort((i, j))
+        # (machine, annotation) and (annotation, machine) order: the pairs are distinct, so one int64 key each
+        by_machine, by_gt = np.argsort(i * n_gt + j), np.argsort(j * n_machine + i)
         self.by_machine = i[by_machine], j[by_machine], c[by_machine]
         self.by_gt = i[by_gt], j[by_gt], c[by_gt]
         self.n1, self.n2, self.oc = n_machine, n_gt, oc
