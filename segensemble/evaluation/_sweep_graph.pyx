@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""The compiled steps of the benchmark's threshold sweep (:mod:`segensemble.evaluation.sweep`): a threshold's
-graph split into isolated and remaining pairs, the connected components of a graph, and the solve of an edge
-list between pixel ids."""
+"""The compiled steps of the benchmark's threshold sweep (:mod:`segensemble.evaluation.sweep`): what a threshold
+must solve (its isolated pairs, its changed components' edges), the connected components of a graph, and the
+solve of an edge list between pixel ids."""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
@@ -90,50 +90,97 @@ def assign_edges(const int64_t[::1] rows, const int64_t[::1] cols, const int64_t
     return matched_rows[:nm], matched_cols[:nm]
 
 
-def split_active(const uint8_t[::1] active, const int64_t[::1] i, const int64_t[::1] j, const int64_t[::1] cost,
-                 Py_ssize_t n1, Py_ssize_t n2):
-    """The edges ``(i, j)`` (machine, annotation pixel ids) whose machine end is ``active``, in their order, split
-    into the isolated ones (both ends of degree one among them: matched directly) and the rest.
+def plan_step(const uint8_t[::1] act, prev_act, int prev_swapped, const int64_t[::1] prev_m,
+              const int64_t[::1] prev_g, by_machine, by_gt, Py_ssize_t n1, Py_ssize_t n2):
+    """What one threshold of the sweep must solve, given the last one (see ``sweep._Sweep.step``).
 
-    Returns
-    -------
-    single : int64 array, the machine ends of the isolated edges
-    rest_i, rest_j, rest_cost : int64 arrays, the other edges
-    degree_i, degree_j : int32 arrays (n1,), (n2,), the degrees among the active edges
+    ``act``: the machine pixels of this threshold (0/1 per union pixel); ``prev_act``, ``prev_swapped`` (-1: no
+    solved pairs then, 0 or 1: their row side) and the solved pairs ``prev_m``, ``prev_g`` of the last threshold
+    (``prev_act`` None: none). ``by_machine`` and ``by_gt``: the candidate pairs as (machine id, annotation id,
+    cost, start of each pixel's pairs), sorted by (machine, annotation) and by (annotation, machine). Time in
+    the pixels and this threshold's pairs.
+
+    Returns (single, swapped, rows, cols, cost, kept_m, kept_g): the machine ends of the isolated pairs (matched
+    directly); the row side (-1: nothing to solve; 1: annotation pixels are the rows, when they are fewer among
+    the remaining pairs' ends); the edges to solve, in the solver's row order (those of the components that
+    changed since the last threshold); the last threshold's solved pairs of the components that did not change.
     """
-    cdef Py_ssize_t ne = i.shape[0], e, ns = 0, nrest = 0
-    if j.shape[0] != ne or cost.shape[0] != ne or active.shape[0] < n1:
-        raise ValueError("active, i, j, cost: not one graph")
-    deg1_arr = np.zeros(n1, dtype=np.int32)
-    deg2_arr = np.zeros(n2, dtype=np.int32)
-    cdef int32_t[::1] deg1 = deg1_arr, deg2 = deg2_arr
+    cdef const int64_t[::1] bj = by_machine[1], bc = by_machine[2], bp = by_machine[3]
+    cdef const int64_t[::1] gi = by_gt[0], gc = by_gt[2], gp = by_gt[3]
+    cdef Py_ssize_t ns = 0, nrest = 0, nsel = 0, cm = 0, cg = 0, k, e, u, w, nk = 0
+    if act.shape[0] < n1 or bp.shape[0] != n1 + 1 or gp.shape[0] != n2 + 1:
+        raise ValueError("act, by_machine, by_gt: not one graph")
+    cdef bint has_prev = prev_act is not None
+    cdef const uint8_t[::1] before = prev_act if has_prev else act
+    deg2_arr, rows_m_arr, rows_g_arr = np.zeros(n2, np.int32), np.zeros(n1, np.uint8), np.zeros(n2, np.uint8)
+    root_arr, changed_arr = np.arange(n1 + n2, dtype=np.int64), np.zeros(n1 + n2, dtype=np.uint8)
+    single_arr = np.empty(n1, dtype=np.int64)
+    cdef int32_t[::1] deg2 = deg2_arr
+    cdef uint8_t[::1] rows_m = rows_m_arr, rows_g = rows_g_arr, changed = changed_arr
+    cdef int64_t[::1] root = root_arr, single = single_arr
     with nogil:
-        for e in range(ne):
-            if active[i[e]]:
-                deg1[i[e]] += 1
-                deg2[j[e]] += 1
-                nrest += 1
-        for e in range(ne):
-            if active[i[e]] and deg1[i[e]] == 1 and deg2[j[e]] == 1:
-                ns += 1
-    single_arr = np.empty(ns, dtype=np.int64)
-    nrest -= ns
-    ri_arr = np.empty(nrest, dtype=np.int64)
-    rj_arr = np.empty(nrest, dtype=np.int64)
-    rc_arr = np.empty(nrest, dtype=np.int64)
-    cdef int64_t[::1] single = single_arr, ri = ri_arr, rj = rj_arr, rc = rc_arr
-    ns = 0
-    nrest = 0
-    with nogil:
-        for e in range(ne):
-            if not active[i[e]]:
+        for k in range(n1):
+            if act[k]:
+                for e in range(bp[k], bp[k + 1]):
+                    deg2[bj[e]] += 1
+        for k in range(n1):
+            if not act[k] or bp[k] == bp[k + 1]:
                 continue
-            if deg1[i[e]] == 1 and deg2[j[e]] == 1:
-                single[ns] = i[e]
+            if bp[k + 1] - bp[k] == 1 and deg2[bj[bp[k]]] == 1:  # an isolated pair
+                single[ns] = k
                 ns += 1
-            else:
-                ri[nrest] = i[e]
-                rj[nrest] = j[e]
-                rc[nrest] = cost[e]
-                nrest += 1
-    return single_arr, ri_arr, rj_arr, rc_arr, deg1_arr, deg2_arr
+                continue
+            rows_m[k] = 1
+            cm += 1
+            nrest += bp[k + 1] - bp[k]
+            for e in range(bp[k], bp[k + 1]):
+                if not rows_g[bj[e]]:
+                    rows_g[bj[e]] = 1
+                    cg += 1
+                u = _find(&root[0], k)
+                w = _find(&root[0], n1 + bj[e])
+                if u < w:
+                    root[w] = u
+                elif w < u:
+                    root[u] = w
+    empty = np.zeros(0, dtype=np.int64)
+    if cm == 0:
+        return single_arr[:ns], -1, empty, empty, empty, empty, empty
+    cdef int swapped = 1 if cg < cm else 0
+    cdef bint compare = has_prev and prev_swapped == swapped
+    cdef Py_ssize_t npm = prev_m.shape[0] if compare else 0
+    kept_m_arr, kept_g_arr = np.empty(npm, dtype=np.int64), np.empty(npm, dtype=np.int64)
+    rows_arr, cols_arr, cost_arr = (np.empty(nrest, dtype=np.int64) for _ in range(3))
+    cdef int64_t[::1] kept_m = kept_m_arr, kept_g = kept_g_arr, rows = rows_arr, cols = cols_arr, cost = cost_arr
+    with nogil:
+        if compare:
+            for k in range(n1):
+                if act[k] and not before[k] and rows_m[k]:  # a new machine pixel
+                    changed[_find(&root[0], k)] = 1
+                elif before[k] and not act[k]:  # a machine pixel that left: its annotation pixels
+                    for e in range(bp[k], bp[k + 1]):
+                        if rows_g[bj[e]]:
+                            changed[_find(&root[0], n1 + bj[e])] = 1
+            for k in range(npm):
+                u = prev_m[k]
+                if act[u] and rows_m[u] and not changed[_find(&root[0], u)]:
+                    kept_m[nk] = u
+                    kept_g[nk] = prev_g[k]
+                    nk += 1
+        # The pairs to solve, in the solver's row order: every active pair of a pixel with remaining pairs is
+        # a remaining pair (a pixel of degree one in an isolated pair has no other), in a changed component.
+        if swapped:
+            for k in range(n2):
+                if rows_g[k] and (not compare or changed[_find(&root[0], n1 + k)]):
+                    for e in range(gp[k], gp[k + 1]):
+                        if act[gi[e]]:
+                            rows[nsel], cols[nsel], cost[nsel] = k, gi[e], gc[e]
+                            nsel += 1
+        else:
+            for k in range(n1):
+                if rows_m[k] and (not compare or changed[_find(&root[0], k)]):
+                    for e in range(bp[k], bp[k + 1]):
+                        rows[nsel], cols[nsel], cost[nsel] = k, bj[e], bc[e]
+                        nsel += 1
+    return (single_arr[:ns], swapped, rows_arr[:nsel], cols_arr[:nsel], cost_arr[:nsel], kept_m_arr[:nk],
+            kept_g_arr[:nk])

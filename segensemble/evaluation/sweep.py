@@ -34,7 +34,7 @@ import numpy as np
 
 from segensemble.boundarymaps import thin_boundaries
 from segensemble.errors import InputError
-from segensemble.evaluation._sweep_graph import assign_edges, component_roots, split_active
+from segensemble.evaluation._sweep_graph import assign_edges, plan_step
 from segensemble.evaluation.correspond import candidate_edges, check_max_dist, match_radius
 
 __all__ = ["boundary_counts_sweep"]
@@ -111,6 +111,9 @@ def _sweep_counts(maps, gt_boundaries, shape, max_dist) -> list:
     return [(int(cnt_r[k]), sum_r, int(cnt_p[k]), int(sum_p[k])) for k in range(len(maps))]
 
 
+_NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+
+
 class _Sweep:
     """The matching of one annotation with each of a sequence of machine pixel sets."""
 
@@ -118,60 +121,41 @@ class _Sweep:
         i, j, c = edges
         # (machine, annotation) and (annotation, machine) order: the pairs are distinct, so one int64 key each
         by_machine, by_gt = np.argsort(i * n_gt + j), np.argsort(j * n_machine + i)
-        self.by_machine = i[by_machine], j[by_machine], c[by_machine]
-        self.by_gt = i[by_gt], j[by_gt], c[by_gt]
+        # each order with the start of every pixel's pairs (the pointers of its CSR form)
+        starts = [np.concatenate([[0], np.cumsum(np.bincount(x, minlength=n))]) for x, n in ((i, n_machine), (j, n_gt))]
+        self.by_machine = i[by_machine], j[by_machine], c[by_machine], starts[0]
+        self.by_gt = i[by_gt], j[by_gt], c[by_gt], starts[1]
         self.n1, self.n2, self.oc = n_machine, n_gt, oc
-        self.previous = None  # the last set, its matched machine pixels, its row side, its solved pairs
+        self.previous = None  # the last set, its matched machine pixels, its row side (-1: none), its solved pairs
 
     def step(self, act: np.ndarray) -> np.ndarray:
-        """Matched machine pixels (union ids) of the set ``act`` (a bool mask over the union's pixels)."""
-        if self.previous is not None and np.array_equal(act, self.previous[0]):
-            return self.previous[1]
-        n1, n2 = self.n1, self.n2
-        single, rm, rg, rc, _, _ = split_active(act.view(np.uint8), *self.by_machine, n1, n2)
-        pairs, swapped = (np.zeros(0, np.int64), np.zeros(0, np.int64)), None
-        if len(rm):
-            rows_m, rows_g = np.zeros(n1, dtype=bool), np.zeros(n2, dtype=bool)
-            rows_m[rm] = True
-            rows_g[rg] = True
-            # the per-threshold matcher's choice of row side: the smaller of the two pixel sets
-            swapped = bool(np.count_nonzero(rows_g) < np.count_nonzero(rows_m))
-            dirty_m, dirty_g, kept = self._changed(act, rm, rg, rows_m, rows_g, swapped)
-            if swapped:  # the same edges in (annotation pixel, machine pixel) order
-                _, rm, rg, rc, _, _ = split_active(act.view(np.uint8), *self.by_gt, n1, n2)
-                keep = dirty_g[rg]
-                solved_g, solved_m = assign_edges(rg[keep], rm[keep], rc[keep], n1, 2 * self.oc + 1)
-            else:
-                keep = dirty_m[rm]
-                solved_m, solved_g = assign_edges(rm[keep], rg[keep], rc[keep], n2, 2 * self.oc + 1)
-            pairs = np.concatenate([kept[0], solved_m]), np.concatenate([kept[1], solved_g])
-        matched = np.concatenate([single, pairs[0]])
-        self.previous = (act, matched, swapped, pairs)
-        return matched
+        """Matched machine pixels (union ids) of the set ``act`` (a bool mask over the union's pixels).
 
-    def _changed(self, act, rm, rg, rows_m, rows_g, swapped):
-        """The pixels of the components (of three or more pixels) that changed since the last set, and the last
-        solved pairs of the others, which are this set's too.
-
-        A component C with no new machine pixel lies inside a component C' of the last set (its pixels and pairs
-        were all there). An extra vertex of C' would be an annotation pixel paired with a machine pixel of C (so
-        in C) or a machine pixel paired with an annotation pixel of C: in C if still present, so it left. Hence
-        C' = C unless an annotation pixel of C has a pair with a machine pixel that left; and solved with the
-        same row side and relative order, C has C's matching of the last set (components are solved apart
-        exactly as together: each row's search stays in its component).
+        Isolated pairs are matched directly; the rest is solved with the per-threshold matcher's row side (the
+        smaller of the two pixel sets among the remaining pairs' ends), except the connected components that did
+        not change since the last set, which keep their last matching
+        (:func:`~segensemble.evaluation._sweep_graph.plan_step` finds them). A component C with no new machine
+        pixel lies inside a component C' of the last set (its pixels and pairs were all there). An extra vertex of
+        C' would be an annotation pixel paired with a machine pixel of C (so in C) or a machine pixel paired with
+        an annotation pixel of C: in C if still present, so it left. Hence C' = C unless an annotation pixel of C
+        has a pair with a machine pixel that left; and solved with the same row side and relative order, C has
+        C's matching of the last set (components are solved apart exactly as together: each row's search stays in
+        its component).
         """
-        n1 = self.n1
         prev = self.previous
-        if prev is None or prev[2] != swapped:
-            return rows_m, rows_g, (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        root = component_roots(rm, n1 + rg, n1 + self.n2)
-        changed = np.zeros(n1 + self.n2, dtype=bool)
-        changed[root[np.flatnonzero(act & ~prev[0] & rows_m)]] = True  # a new machine pixel
-        i, j, _ = self.by_machine
-        touched = j[(prev[0] & ~act)[i]]  # annotation pixels paired with a machine pixel that left
-        changed[root[n1 + touched[rows_g[touched]]]] = True
-        pm, pg = prev[3]
-        keep = act[pm] & rows_m[pm]
-        keep[keep] = ~changed[root[pm[keep]]]
-        return rows_m & changed[root[:n1]], rows_g & changed[root[n1:]], (pm[keep], pg[keep])
+        if prev is not None and np.array_equal(act, prev[0]):
+            return prev[1]
+        before, side, (pm, pg) = (None, -1, _NO_PAIRS) if prev is None else (prev[0].view(np.uint8), prev[2], prev[3])
+        single, side, rows, cols, cost, kept_m, kept_g = plan_step(act.view(np.uint8), before, side, pm, pg,
+                                                                   self.by_machine, self.by_gt, self.n1, self.n2)
+        pairs = _NO_PAIRS
+        if side >= 0:
+            if side:  # annotation pixels are the rows
+                solved_g, solved_m = assign_edges(rows, cols, cost, self.n1, 2 * self.oc + 1)
+            else:
+                solved_m, solved_g = assign_edges(rows, cols, cost, self.n2, 2 * self.oc + 1)
+            pairs = np.concatenate([kept_m, solved_m]), np.concatenate([kept_g, solved_g])
+        matched = np.concatenate([single, pairs[0]])
+        self.previous = (act, matched, side, pairs)
+        return matched
 
