@@ -119,11 +119,3 @@ def test_only_the_components_that_changed_are_solved_again(monkeypatch):
     assert boundary_counts_sweep(maps, [gt], max_dist=0.03, thin=False) == \
         [boundary_counts(m, [gt], max_dist=0.03, thin=False) for m in maps]
     assert solved == [34, 17]  # rows (the smaller side, the machine pixels): both contours, then the left one
-
-
-def test_component_roots_by_hand():
-    from segensemble.evaluation._sweep_graph import component_roots
-
-    roots = component_roots(np.array([4, 1, 5]), np.array([1, 6, 3]), 7)
-    assert roots.tolist() == [0, 1, 2, 3, 1, 3, 1]  # {1, 4, 6} named 1, {3, 5} named 3, the rest alone
-    assert component_roots(np.zeros(0, np.int64), np.zeros(0, np.int64), 3).tolist() == [0, 1, 2]

@@ -1,34 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The compiled steps of the benchmark's threshold sweep (:mod:`segensemble.evaluation.sweep`): what a threshold
-must solve (its isolated pairs, its changed components' edges), the connected components of a graph, and the
-solve of an edge list between pixel ids."""
+must solve (its isolated pairs, its changed components' edges, found with a union-find), and the solve of an edge
+list between pixel ids."""
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 import numpy as np
 
 from segensemble.evaluation._sparse_assignment import assign_integer_rows
-
-
-def component_roots(const int64_t[::1] a, const int64_t[::1] b, Py_ssize_t n):
-    """The connected components of the graph with edges ``(a[k], b[k])`` on vertices ``0..n-1``: each vertex's
-    component named by one of its vertices (union-find, time linear in n + edges)."""
-    if a.shape[0] != b.shape[0]:
-        raise ValueError("a, b: expected one length")
-    root_arr = np.arange(n, dtype=np.int64)
-    cdef int64_t[::1] root = root_arr
-    cdef Py_ssize_t k, u, w
-    with nogil:
-        for k in range(a.shape[0]):
-            u = _find(&root[0], a[k])
-            w = _find(&root[0], b[k])
-            if u < w:
-                root[w] = u
-            elif w < u:
-                root[u] = w
-        for k in range(n):
-            root[k] = root[root[k]]  # roots point to themselves and have smaller ids: one pass settles all
-    return root_arr
 
 
 cdef inline Py_ssize_t _find(int64_t* root, Py_ssize_t u) noexcept nogil:
@@ -96,8 +75,9 @@ def plan_step(const uint8_t[::1] act, prev_act, int prev_swapped, const int64_t[
 
     ``act``: the machine pixels of this threshold (0/1 per union pixel); ``prev_act``, ``prev_swapped`` (-1: no
     solved pairs then, 0 or 1: their row side) and the solved pairs ``prev_m``, ``prev_g`` of the last threshold
-    (``prev_act`` None: none). ``by_machine`` and ``by_gt``: the candidate pairs as (machine id, annotation id,
-    cost, start of each pixel's pairs), sorted by (machine, annotation) and by (annotation, machine). Time in
+    (``prev_act`` None: none). ``by_machine``: the candidate pairs sorted by (machine, annotation) as (annotation
+    id, cost, start of each machine pixel's pairs); ``by_gt``: sorted by (annotation, machine) as (machine id,
+    cost, start of each annotation pixel's pairs). Time in
     the pixels and this threshold's pairs.
 
     Returns (single, swapped, rows, cols, cost, kept_m, kept_g): the machine ends of the isolated pairs (matched
@@ -105,8 +85,8 @@ def plan_step(const uint8_t[::1] act, prev_act, int prev_swapped, const int64_t[
     the remaining pairs' ends); the edges to solve, in the solver's row order (those of the components that
     changed since the last threshold); the last threshold's solved pairs of the components that did not change.
     """
-    cdef const int64_t[::1] bj = by_machine[1], bc = by_machine[2], bp = by_machine[3]
-    cdef const int64_t[::1] gi = by_gt[0], gc = by_gt[2], gp = by_gt[3]
+    cdef const int64_t[::1] bj = by_machine[0], bc = by_machine[1], bp = by_machine[2]
+    cdef const int64_t[::1] gi = by_gt[0], gc = by_gt[1], gp = by_gt[2]
     cdef Py_ssize_t ns = 0, nrest = 0, nsel = 0, cm = 0, cg = 0, k, e, u, w, nk = 0
     if act.shape[0] < n1 or bp.shape[0] != n1 + 1 or gp.shape[0] != n2 + 1:
         raise ValueError("act, by_machine, by_gt: not one graph")

@@ -121,10 +121,10 @@ class _Sweep:
         i, j, c = edges
         # (machine, annotation) and (annotation, machine) order: the pairs are distinct, so one int64 key each
         by_machine, by_gt = np.argsort(i * n_gt + j), np.argsort(j * n_machine + i)
-        # each order with the start of every pixel's pairs (the pointers of its CSR form)
+        # each order as the other end, the cost and the start of every pixel's pairs (its CSR form)
         starts = [np.concatenate([[0], np.cumsum(np.bincount(x, minlength=n))]) for x, n in ((i, n_machine), (j, n_gt))]
-        self.by_machine = i[by_machine], j[by_machine], c[by_machine], starts[0]
-        self.by_gt = i[by_gt], j[by_gt], c[by_gt], starts[1]
+        self.by_machine = j[by_machine], c[by_machine], starts[0]
+        self.by_gt = i[by_gt], c[by_gt], starts[1]
         self.n1, self.n2, self.oc = n_machine, n_gt, oc
         self.previous = None  # the last set, its matched machine pixels, its row side (-1: none), its solved pairs
 
