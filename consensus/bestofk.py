@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from segensemble.consensus._base import ConsensusClusterer
 from segensemble.consensus._linkage import clusters_to_k
 from segensemble.consensus._registry import REGISTRY
 
-__all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member"]
+__all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member", "disagreement_shares"]
 
 #: Objects :func:`mirkin_distance_matrix` counts at a time when its sums are exact in any order (whole weights).
 MIRKIN_BLOCK = 16384
@@ -62,11 +64,45 @@ def _counts(ensemble, pairs, rows: int):
     return counts, joint
 
 
+def disagreement_shares(ensemble) -> list:
+    """Every member's summed share of disagreeing object pairs with the others, over the pairs both label.
+
+    For members a and b, the Mirkin distance over the objects both label divided by the square of those objects'
+    weight (a pair of members with no such object adds nothing). Exact fractions when the weights are whole, so
+    that equal sums tie whatever the order of the members; floats otherwise.
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> [str(c) for c in disagreement_shares(Ensemble.from_labels([[0, 0, -1], [0, 1, 1], [1, 1, 1]]))]
+    ['17/18', '4/9', '1/2']
+    """
+    w, ks, labels, m = ensemble.weights, ensemble.n_clusters, ensemble.member_labels, ensemble.n_members
+    exact = _whole(w)
+    cost = [Fraction(0) if exact else 0.0 for _ in range(m)]
+    for a in range(m):
+        for b in range(a + 1, m):
+            both = np.flatnonzero((labels[a] >= 0) & (labels[b] >= 0))
+            if not len(both):
+                continue
+            la, lb, wb = labels[a][both].astype(np.int64), labels[b][both], w[both]
+            joint = np.bincount(np.unique(la * ks[b] + lb, return_inverse=True)[1].ravel(), weights=wb)
+            pairs = (np.sum(np.bincount(la, weights=wb) ** 2) + np.sum(np.bincount(lb, weights=wb) ** 2)
+                     - 2 * np.sum(joint**2))
+            total = float(wb.sum())
+            share = Fraction(int(pairs), int(total) ** 2) if exact else pairs / total**2
+            cost[a] += share
+            cost[b] += share
+    return cost
+
+
 def medoid_member(ensemble, n_clusters="auto"):
     """The member with the smallest summed Mirkin distance to the others.
 
     With an integer ``n_clusters`` only members with that many clusters compete;
-    returns None when there is none.
+    returns None when there is none. With members that abstain, the distances
+    are :func:`disagreement_shares` and only members that label some object
+    compete.
 
     Returns
     -------
@@ -79,6 +115,12 @@ def medoid_member(ensemble, n_clusters="auto"):
     >>> medoid_member(Ensemble.from_labels([[0, 0, 1], [0, 0, 0], [1, 1, 1]]))[0]
     0
     """
+    if ensemble.abstains:
+        shares, ks = disagreement_shares(ensemble), np.array(ensemble.n_clusters)
+        cand = [j for j in range(ensemble.n_members)
+                if ks[j] > 0 and (n_clusters == "auto" or ks[j] == int(n_clusters))]
+        best = min(cand, key=lambda j: (shares[j], j)) if cand else None
+        return best, np.array([float(c) for c in shares])
     cost = mirkin_distance_matrix(ensemble).sum(axis=1)
     cand = np.arange(ensemble.n_members)
     if n_clusters != "auto":

@@ -19,10 +19,11 @@ from segensemble.constraints import Interval, StrOptions
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, fill_docstring
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
-from segensemble.consensus._memory import check_dense
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._hard_labels import (add_in_columns, aligned_blocks, average_in_one_hot, hard_and_whole,
+from segensemble.consensus._aligned_members import (abstaining_borda, abstaining_vote_product, abstaining_vote_sum,
+                                                    align_memberships, borda_points, member_memberships)
+from segensemble.consensus._hard_labels import (aligned_blocks, average_in_one_hot, hard_and_whole,
                                                 hard_borda_score, hard_column_counts, hard_member, hard_overlap,
                                                 matched_columns, row_softmax)
 
@@ -32,57 +33,6 @@ __all__ = ["Borda", "VoteSum", "VoteProduct", "DWH", "member_memberships", "alig
 REFERENCE = [StrOptions({"largest", "medoid"}), Interval(Integral, 0, None, closed="left")]
 #: (n, K) arrays aligned voting holds at once: reference, one member's memberships, its alignment, the combination.
 ALIGNED_AT_ONCE = 4
-
-
-def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.ndarray:
-    """Member j's (n_objects, k_j) memberships: its soft ones, or one-hot of its labels (``at_once``: how many such
-    arrays the caller holds together, for the memory bound; default one per member, as a method keeping all).
-
-    Examples
-    --------
-    >>> from segensemble import Ensemble
-    >>> member_memberships(Ensemble.from_labels([[0], [1], [1]]), 0).tolist()
-    [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
-    """
-    if ensemble.memberships is not None and ensemble.memberships[j] is not None:
-        return ensemble.memberships[j]
-    held = ensemble.n_members if at_once is None else at_once
-    check_dense(ensemble.n_objects, ensemble.n_clusters[j] * held, f"memberships of member {j} "
-                f"({ensemble.n_clusters[j]:,} clusters, {held} such matrices at once)")
-    A = np.zeros((ensemble.n_objects, ensemble.n_clusters[j]))
-    add_in_columns(A, ensemble.member_labels[j], 1.0)
-    return A
-
-
-def align_memberships(A, reference, weights) -> np.ndarray:
-    """Put a member's clusters in correspondence with a reference's columns.
-
-    Parameters
-    ----------
-    A : (n, k) array
-        The member's memberships.
-    reference : (n, K) array
-        The reference memberships (one-hot for a hard reference).
-    weights : (n,) array
-        Object weights.
-
-    Returns
-    -------
-    (n, K) array
-        Column c holds the member's cluster matched to reference cluster c by the Hungarian method on the
-        overlap ``A^T W reference`` (zero if none), plus any unmatched clusters whose largest overlap is with c.
-
-    Examples
-    --------
-    >>> A = np.eye(3)[[2, 2, 0, 1]]          # three clusters, labelled differently
-    >>> R = np.eye(2)[[0, 0, 1, 1]]          # reference with two
-    >>> align_memberships(A, R, np.ones(4)).tolist()
-    [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]]
-    """
-    out = np.empty((A.shape[0], reference.shape[1]))
-    for s, block in aligned_blocks(A, reference, weights):
-        out[s:s + len(block)] = block
-    return out
 
 
 def resolve_reference(ensemble, reference, n_clusters):
@@ -128,40 +78,6 @@ def resolve_reference(ensemble, reference, n_clusters):
     return np.eye(int(labels.max()) + 1)[labels], None
 
 
-def borda_points(A, weights) -> np.ndarray:
-    """Borda points of every object in every column (cluster) of one member.
-
-    In each column the objects are ranked by membership, descending; with
-    ``N = sum(weights)`` positions the top one earns N points, the next N - 1,
-    and so on. An object of weight w occupies w consecutive positions and tied
-    objects share their positions, each earning the average of the points of
-    the tied positions: ``N - G - (T - 1) / 2`` with G the weight of the
-    objects ranked strictly above and T the weight of the tied group.
-
-    Examples
-    --------
-    >>> borda_points(np.array([[0.9], [0.5], [0.5], [0.1]]), np.ones(4)).ravel().tolist()
-    [4.0, 2.5, 2.5, 1.0]
-    """
-    n, k = A.shape
-    total = float(weights.sum())
-    out = np.empty((n, k))
-    for c in range(k):
-        a = A[:, c]
-        ones = a == 1.0
-        if np.all(ones | (a == 0.0)):  # a hard member's column: np.unique's ranks below, without its sort
-            both = bool(ones.any()) and not bool(ones.all())
-            inverse = (~ones).astype(np.intp) if both else np.zeros(n, dtype=np.intp)  # the ones rank first
-            n_values = 2 if both else int(n > 0)
-        else:
-            values, inverse = np.unique(-a, return_inverse=True)  # ascending -a = descending a
-            inverse, n_values = inverse.ravel(), len(values)
-        group = np.bincount(inverse, weights=weights, minlength=n_values)
-        above = np.concatenate([[0.0], np.cumsum(group)[:-1]])
-        out[:, c] = (total - above - (group - 1) / 2)[inverse]
-    return out
-
-
 def confidence(memberships, kind: str = "max") -> np.ndarray:
     """Per-object confidence of a soft consensus, in [0, 1].
 
@@ -193,7 +109,8 @@ class _AlignedVoting(ConsensusClusterer):
     """Shared parameters and alignment of the soft voting methods."""
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "reference": REFERENCE, "refine": REFINE}
-    capabilities = Capabilities(soft=True)
+    #: Members that abstain: see :mod:`segensemble.consensus._aligned_members` (DWH refuses them).
+    capabilities = Capabilities(soft=True, abstain=True)
 
     def __init__(self, n_clusters="auto", *, reference="medoid", refine=False):
         self.n_clusters = n_clusters
@@ -249,7 +166,10 @@ class Borda(_AlignedVoting):
     awards Borda points (:func:`borda_points`, ties and weighted objects
     exact); the points are summed over members. Hard labels: the cluster with
     most points. Soft consensus: ``memberships_ = softmax(score / (m N) /
-    temperature)`` per object, with ``score / (m N)`` in (0, 1].
+    temperature)`` per object, with ``score / (m N)`` in (0, 1]. A member
+    that abstains ranks only the objects it labels (N its weight) and gives
+    the others no points; ``m N`` is then each object's sum of N over the
+    members that label it.
 
     Parameters
     ----------
@@ -282,6 +202,10 @@ class Borda(_AlignedVoting):
 
     def _fit(self, ensemble):
         w = ensemble.weights
+        if ensemble.abstains:
+            score, memberships = abstaining_borda(ensemble, self._reference(ensemble), ALIGNED_AT_ONCE,
+                                                  self.temperature)
+            return FitResult(np.argmax(score, axis=1), {"memberships_": memberships, "scores_": score})
         if hard_and_whole(ensemble):  # from the labels, exactly as below: n K numbers per member, not 20
             score = hard_borda_score(ensemble, self._reference(ensemble))
         else:
@@ -294,6 +218,9 @@ class Borda(_AlignedVoting):
 @_with_shared_parameters
 class VoteSum(_AlignedVoting):
     """Confidence voting, sum rule: the mean of the aligned memberships.
+
+    With members that abstain, an object's mean is over the members that
+    label it.
 
     Parameters
     ----------
@@ -313,6 +240,8 @@ class VoteSum(_AlignedVoting):
     """
 
     def _combine(self, ensemble):
+        if ensemble.abstains:
+            return abstaining_vote_sum(ensemble, self._reference(ensemble), ALIGNED_AT_ONCE)
         if hard_and_whole(ensemble):  # the same sums of zeros and ones, from the labels
             return hard_column_counts(ensemble, self._reference(ensemble)) / np.float64(ensemble.n_members)
         return sum(self._aligned(ensemble)) / ensemble.n_members
@@ -324,7 +253,8 @@ class VoteProduct(_AlignedVoting):
     """Confidence voting, product rule: the normalised product of the aligned memberships.
 
     Memberships are floored at ``eps`` before the product (in the log domain),
-    so one member's zero does not veto a cluster outright.
+    so one member's zero does not veto a cluster outright. With members that
+    abstain, an object's product is over the members that label it.
 
     Parameters
     ----------
@@ -352,6 +282,8 @@ class VoteProduct(_AlignedVoting):
         self.eps = eps
 
     def _combine(self, ensemble):
+        if ensemble.abstains:
+            return abstaining_vote_product(ensemble, self._reference(ensemble), ALIGNED_AT_ONCE, self.eps)
         if hard_and_whole(ensemble):
             # an aligned hard member adds log(1) = 0 or log(eps): a sum of r copies of log(eps) added in turn
             # (the zeros change nothing), with r the members whose aligned label is not that column
@@ -388,6 +320,9 @@ class DWH(_AlignedVoting):
     >>> DWH(n_clusters=2).fit(L).labels_.tolist()
     [0, 0, 1, 1]
     """
+
+    #: A running average has no per-object count of members to divide by: members that abstain are refused.
+    capabilities = Capabilities(soft=True)
 
     def _combine(self, ensemble):
         C, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from segensemble.consensus._aligned_members import abstaining_vote
 from segensemble.consensus._base import Capabilities, ConsensusClusterer, FitResult
 from segensemble.consensus._hard_labels import add_in_columns
 from segensemble.consensus._registry import REGISTRY
@@ -48,6 +49,14 @@ class Vote(ConsensusClusterer):
     aligned to it with the Hungarian method (:func:`align_to_reference`); every
     object takes the label with most votes (ties: the reference's label).
 
+    A member that abstains on an object does not vote on it: its alignment
+    counts the objects it and the reference both label, an object's
+    ``memberships_`` are the shares of the votes of the members that label it,
+    and where the reference abstains a tie goes to the first label. The
+    medoid is then the member with the smallest summed share of disagreeing
+    object pairs among the pairs both members label
+    (:func:`~segensemble.consensus.bestofk.medoid_member`).
+
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
@@ -72,12 +81,15 @@ class Vote(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    capabilities = Capabilities(soft=True)
+    capabilities = Capabilities(soft=True, abstain=True)
 
     def _fit(self, ensemble):
         R, self.reference_ = resolve_reference(ensemble, "medoid", self.n_clusters)
         ref = ensemble.labels[:, self.reference_] if self.reference_ is not None else np.argmax(R, axis=1)
         k = R.shape[1]
+        if ensemble.abstains:
+            labels, memberships = abstaining_vote(ensemble, ref, k)
+            return FitResult(labels, {"memberships_": memberships})
         votes = np.zeros((ensemble.n_objects, k), dtype=np.min_scalar_type(ensemble.n_members))  # whole counts
         for lab in ensemble.member_labels:
             add_in_columns(votes, align_to_reference(lab, ref, ensemble.weights, k), 1)

@@ -140,3 +140,41 @@ def test_image_aware_fusion_with_a_partial_member(blocks_image, method):
     recipe = load_recipe("default").without_member_params().with_overrides(method=method, n_segments="4")
     labels = run_recipe(image, recipe, members=[partial, truth // 2, truth % 2], rng=0).labels
     assert labels.min() >= 0 and _same_partition(labels.ravel(), truth.ravel())
+
+
+# Members (columns) 0 and 3 label everything, 1 is silent on object 3, 2 on object 1. Summed shares of disagreeing
+# pairs over the pairs both label: 4/9, 0, 8/9, 4/9, so the medoid (the reference) is member 1.
+_PARTIAL = np.array([[0, 0, 0, 0], [0, 0, -1, 0], [1, 1, 1, 1], [1, -1, 0, 1]])
+
+
+def test_the_medoid_of_abstaining_members_minimises_the_share_of_disagreeing_pairs():
+    from fractions import Fraction
+
+    from segensemble.consensus.bestofk import disagreement_shares, medoid_member
+
+    ens = Ensemble.from_labels(_PARTIAL)
+    assert disagreement_shares(ens) == [Fraction(4, 9), 0, Fraction(8, 9), Fraction(4, 9)]
+    assert medoid_member(ens)[0] == 1
+    silent = Ensemble.from_labels(np.concatenate([np.full((4, 1), -1), _PARTIAL], axis=1))
+    assert medoid_member(silent)[0] == 2  # the silent member shares nothing, so costs 0, but does not compete
+
+
+def test_votes_count_only_the_members_that_label_an_object():
+    # object 3: members 0 and 3 say cluster 1, member 2 cluster 0, member 1 nothing; object 1: three say 0
+    for name in ("vote", "vote_sum"):
+        est = consensus.get(name)().fit(_PARTIAL)
+        assert est.labels_.tolist() == [0, 0, 1, 1] and est.reference_ == 1
+        assert np.allclose(est.memberships_, [[1, 0], [1, 0], [0, 1], [1 / 3, 2 / 3]])
+    est = consensus.get("vote_product")(eps=0.1).fit(_PARTIAL)  # an object's product over its speaking members
+    assert np.allclose(est.memberships_[3], [0.01 / 0.11, 0.1 / 0.11])
+    assert np.allclose(est.memberships_[1], [1 / 1.001, 0.001 / 1.001])
+
+
+def test_borda_members_rank_only_the_objects_they_label():
+    # object 3, from members 0 and 3 (4 objects each: 1.5 and 3.5 points) and member 2 (3 objects: 2.5, 1.5);
+    # object 1, from members 0 and 3 (3.5, 1.5 each) and member 1 (3 objects: 2.5, 1.5)
+    est = consensus.get("borda")().fit(_PARTIAL)
+    assert est.labels_.tolist() == [0, 0, 1, 1]
+    assert est.scores_[3].tolist() == [5.5, 8.5] and est.scores_[1].tolist() == [9.5, 4.5]
+    assert np.allclose(est.memberships_[3], np.exp([5.5 / 11 / 0.1, 8.5 / 11 / 0.1]) / np.exp(
+        [5.5 / 11 / 0.1, 8.5 / 11 / 0.1]).sum())  # points over the weight its speakers rank: 4 + 3 + 4
