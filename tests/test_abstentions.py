@@ -130,7 +130,7 @@ def test_superatoms_vote_only_with_the_members_that_label_them():
     assert red.labels.tolist() == [[0, -1], [1, 0]]  # group 0: member 1 labels none of it, so it abstains
 
 
-@pytest.mark.parametrize("method", ["kcc", "hgpa", "em"])
+@pytest.mark.parametrize("method", ["kcc", "hgpa", "em", "vote", "borda"])
 def test_image_aware_fusion_with_a_partial_member(blocks_image, method):
     from segensemble.pipeline import run_recipe
     from segensemble.pipeline.recipes import load_recipe
