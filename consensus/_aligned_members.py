@@ -9,8 +9,9 @@ the share of their votes (:class:`~segensemble.consensus.voting.Vote`), the
 mean (:class:`~segensemble.consensus.soft.VoteSum`) or the product
 (:class:`~segensemble.consensus.soft.VoteProduct`) of their aligned
 memberships, the Borda points each gives the objects it labels, ranked among
-them (:class:`~segensemble.consensus.soft.Borda`). A member that abstains
-everywhere changes nothing.
+them (:class:`~segensemble.consensus.soft.Borda`), the running mean of
+:class:`~segensemble.consensus.soft.DWH`. A member that abstains everywhere
+changes nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from segensemble.consensus._hard_labels import add_in_columns, aligned_blocks, m
 from segensemble.consensus._memory import check_dense
 
 __all__ = ["member_memberships", "align_memberships", "borda_points", "speaking_counts", "abstaining_vote",
-           "abstaining_vote_sum", "abstaining_vote_product", "abstaining_borda"]
+           "abstaining_vote_sum", "abstaining_vote_product", "abstaining_borda", "abstaining_dwh"]
 
 
 def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.ndarray:
@@ -190,3 +191,20 @@ def abstaining_borda(ensemble, reference, at_once, temperature: float):
         score[said] += borda_points(A, w[said])
         scale[said] += w[said].sum()
     return score, row_softmax(score / scale[:, None], temperature)
+
+
+def abstaining_dwh(ensemble, reference, reference_index, at_once) -> np.ndarray:
+    """DWH's running consensus when members abstain: each member in turn is aligned to the consensus so far (over
+    the objects both label: the consensus is a row of zeros where nobody has spoken yet) and enters each object's
+    running mean over the members that label it, ``C += (A - C) / t`` with t those members so far (the reference
+    first; the Basic consensus, when it is the reference, labels every object)."""
+    C = np.array(reference, dtype=np.float64)
+    count = (C.sum(axis=1) > 0).astype(np.float64)
+    for j, labels in enumerate(ensemble.member_labels):
+        said = np.flatnonzero(labels >= 0)
+        if j == reference_index or not len(said):
+            continue
+        A = align_memberships(member_memberships(ensemble, j, at_once=at_once), C, ensemble.weights)[said]
+        count[said] += 1.0
+        C[said] += (A - C[said]) / count[said][:, None]
+    return C

@@ -21,8 +21,9 @@ from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 from segensemble.consensus.bestofk import medoid_member
 from segensemble.consensus.coassociation import Basic
-from segensemble.consensus._aligned_members import (abstaining_borda, abstaining_vote_product, abstaining_vote_sum,
-                                                    align_memberships, borda_points, member_memberships)
+from segensemble.consensus._aligned_members import (abstaining_borda, abstaining_dwh, abstaining_vote_product,
+                                                    abstaining_vote_sum, align_memberships, borda_points,
+                                                    member_memberships)
 from segensemble.consensus._hard_labels import (aligned_blocks, average_in_one_hot, hard_and_whole,
                                                 hard_borda_score, hard_column_counts, hard_member, hard_overlap,
                                                 matched_columns, row_softmax)
@@ -109,7 +110,7 @@ class _AlignedVoting(ConsensusClusterer):
     """Shared parameters and alignment of the soft voting methods."""
 
     _parameter_constraints: dict = {"n_clusters": N_CLUSTERS, "reference": REFERENCE, "refine": REFINE}
-    #: Members that abstain: see :mod:`segensemble.consensus._aligned_members` (DWH refuses them).
+    #: Members that abstain: see :mod:`segensemble.consensus._aligned_members`.
     capabilities = Capabilities(soft=True, abstain=True)
 
     def __init__(self, n_clusters="auto", *, reference="medoid", refine=False):
@@ -304,6 +305,8 @@ class DWH(_AlignedVoting):
     The running consensus starts as the reference; the other members follow in
     their order, each aligned to the current consensus (Hungarian method on
     the weighted overlap) and averaged in: ``C_t = (t - 1)/t C_{t-1} + A_t / t``.
+    With members that abstain, each object's average runs over the members
+    that label it.
 
     Parameters
     ----------
@@ -321,11 +324,10 @@ class DWH(_AlignedVoting):
     [0, 0, 1, 1]
     """
 
-    #: A running average has no per-object count of members to divide by: members that abstain are refused.
-    capabilities = Capabilities(soft=True)
-
     def _combine(self, ensemble):
         C, self.reference_ = resolve_reference(ensemble, self.reference, self.n_clusters)
+        if ensemble.abstains:
+            return abstaining_dwh(ensemble, C, self.reference_, ALIGNED_AT_ONCE)
         w = ensemble.weights
         others = [j for j in range(ensemble.n_members) if j != self.reference_]
         hard = [hard_member(ensemble, j) for j in others]  # (labels, k) of a hard member, else None

@@ -160,8 +160,9 @@ def test_the_medoid_of_abstaining_members_minimises_the_share_of_disagreeing_pai
 
 
 def test_votes_count_only_the_members_that_label_an_object():
-    # object 3: members 0 and 3 say cluster 1, member 2 cluster 0, member 1 nothing; object 1: three say 0
-    for name in ("vote", "vote_sum"):
+    # object 3: members 0 and 3 say cluster 1, member 2 cluster 0, member 1 nothing; object 1: three say 0. DWH's
+    # running mean over the members that label object 3 (0, then 2, then 3; 1 is the reference): 1, 1/2, 1/3
+    for name in ("vote", "vote_sum", "dwh"):
         est = consensus.get(name)().fit(_PARTIAL)
         assert est.labels_.tolist() == [0, 0, 1, 1] and est.reference_ == 1
         assert np.allclose(est.memberships_, [[1, 0], [1, 0], [0, 1], [1 / 3, 2 / 3]])
