@@ -13,6 +13,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from segensemble.abstentions import speaking_members
 from segensemble.constraints import Interval, StrOptions
 
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, seed_from
@@ -48,7 +49,10 @@ def correlation_cost(ensemble, labels, *, cluster_weights=None) -> float:
 
     Computed from the members' contingency with the labelling (:func:`member_contingency`) in O(n m + sum k K):
     same-cluster pairs cost 1 - X, others X. ``cluster_weights``: the weight of every member cluster
-    (:func:`member_cluster_weights`), which depends on the ensemble only, when already at hand.
+    (:func:`member_cluster_weights`), which depends on the ensemble only, when already at hand. That is the
+    members' disagreements with the labelling, pair by pair, averaged over the members; with members that
+    abstain, each member's disagreements count on the pairs it labels, averaged over the members that label
+    something (a member abstaining everywhere changes nothing).
 
     Examples
     --------
@@ -56,11 +60,21 @@ def correlation_cost(ensemble, labels, *, cluster_weights=None) -> float:
     >>> ens = Ensemble.from_labels([[0, 0], [0, 1], [1, 1]])
     >>> correlation_cost(ens, np.array([0, 0, 1])), correlation_cost(ens, np.array([0, 1, 2]))
     (1.0, 1.0)
+    >>> correlation_cost(Ensemble.from_labels([[0, 0], [0, -1], [1, 0]]), np.array([0, 0, 1]))  # pair (0, 2)
+    0.5
     """
     w, m = ensemble.weights, ensemble.n_members
     z = np.asarray(labels)
     k = int(z.max()) + 1
     HZ = member_contingency(ensemble, z, k)  # (sum k, K)
+    if ensemble.abstains:  # ordered pairs a member labels on which it and z disagree, member by member
+        off, disagree = ensemble.offsets, 0.0
+        for j in range(m):
+            block = HZ[off[j]:off[j + 1]]
+            together = float(np.sum(block**2))
+            sizes, clusters = block.sum(axis=0), block.sum(axis=1)  # of the objects member j labels
+            disagree += float(np.sum(sizes**2)) - together + float(np.sum(clusters**2)) - together
+        return 0.5 * disagree / speaking_members(ensemble.n_clusters)
     same_x = float(np.sum(HZ**2)) / m  # sum_{i,j same} w_i w_j X_ij, i = j included
     size = np.bincount(z, weights=w, minlength=k)
     same_pairs = float(np.sum(size**2))
@@ -121,6 +135,13 @@ class CCPivot(ConsensusClusterer):
     pivot; ``X = c / m`` exactly for c agreeing members), and the degrees are
     label counts (:func:`coassociation_degrees`).
 
+    With members that abstain, X of the pivot and an object is the share of
+    agreeing members among those that label both (none: 0, no join), and
+    the runs are compared by :func:`correlation_cost` with each member's
+    disagreements counted on the pairs it labels. ``pivot='degree'`` needs
+    every member to label every object (its degrees are label counts) and is
+    refused then.
+
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
@@ -146,7 +167,7 @@ class CCPivot(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    capabilities = Capabilities(distinct_rows=True)
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "threshold": [Interval(Real, 0, 1, closed="left")],
@@ -165,7 +186,7 @@ class CCPivot(ConsensusClusterer):
         self.refine = refine
         self.random_state = random_state
 
-    def _run(self, rows, w, gen, degree):
+    def _run(self, rows, w, gen, degree, abstains: bool = False):
         """One pass of pivots over the members' labels ``rows`` (m, n); the clusters' labels."""
         m, n = rows.shape
         z = np.full(n, -1)
@@ -177,10 +198,18 @@ class CCPivot(ConsensusClusterer):
                 j = int(gen.choice(len(idx), p=w[idx] / w[idx].sum()))
             else:
                 j = int(np.argmax(degree[idx]))
-            agree = np.zeros(len(idx), dtype=np.min_scalar_type(m))
-            for lab, value in zip(rows, rows[:, j].tolist()):
-                agree += lab == value
-            join = joins[agree]
+            if abstains:  # X: the share of agreeing members among those that label both
+                agree, both = np.zeros(len(idx)), np.zeros(len(idx))
+                for lab, value in zip(rows, rows[:, j].tolist()):
+                    if value >= 0:
+                        both += lab >= 0
+                        agree += lab == value
+                join = np.divide(agree, both, out=np.zeros(len(idx)), where=both > 0) > self.threshold
+            else:
+                agree = np.zeros(len(idx), dtype=np.min_scalar_type(m))
+                for lab, value in zip(rows, rows[:, j].tolist()):
+                    agree += lab == value
+                join = joins[agree]
             join[j] = True
             z[idx[join]] = c
             keep = np.flatnonzero(~join)
@@ -189,6 +218,9 @@ class CCPivot(ConsensusClusterer):
         return z
 
     def _fit(self, ensemble):
+        if ensemble.abstains and self.pivot == "degree":
+            raise InputError("pivot: 'degree' needs every member to label every object (its degrees are label "
+                             "counts), got members that abstain; use pivot='random'")
         rows = member_rows(ensemble.labels)
         w = ensemble.weights
         degree = coassociation_degrees(rows, w) if self.pivot == "degree" else None
@@ -197,7 +229,7 @@ class CCPivot(ConsensusClusterer):
         best = None
         totals = member_cluster_weights(ensemble)
         for _ in range(runs):
-            z = self._run(rows, w, gen, degree)
+            z = self._run(rows, w, gen, degree, ensemble.abstains)
             cost = correlation_cost(ensemble, z, cluster_weights=totals)
             if best is None or cost < best[1]:
                 best = (z, cost)

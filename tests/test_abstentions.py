@@ -179,3 +179,27 @@ def test_borda_members_rank_only_the_objects_they_label():
     assert est.scores_[3].tolist() == [5.5, 8.5] and est.scores_[1].tolist() == [9.5, 4.5]
     assert np.allclose(est.memberships_[3], np.exp([5.5 / 11 / 0.1, 8.5 / 11 / 0.1]) / np.exp(
         [5.5 / 11 / 0.1, 8.5 / 11 / 0.1]).sum())  # points over the weight its speakers rank: 4 + 3 + 4
+
+
+def test_correlation_cost_counts_each_members_disagreements_on_the_pairs_it_labels():
+    from segensemble.consensus.correlation import correlation_cost
+
+    ens = Ensemble.from_labels([[0, 0], [0, -1], [1, 0]])  # member 1 labels objects 0 and 2, together
+    # unordered pairs on which a member and the labelling disagree, over the 2 members
+    assert correlation_cost(ens, np.array([0, 0, 1])) == 0.5  # member 1: (0, 2)
+    assert correlation_cost(ens, np.array([0, 0, 0])) == 1.0  # member 0: (0, 2), (1, 2)
+    assert correlation_cost(ens, np.array([0, 1, 2])) == 1.0  # member 0: (0, 1); member 1: (0, 2)
+    full = Ensemble.from_labels([[0, 0], [0, 1], [1, 1]])
+    silent = Ensemble.from_labels([[0, 0, -1], [0, 1, -1], [1, 1, -1]])  # the other formula, the same costs
+    for z in ([0, 0, 1], [0, 1, 2], [0, 0, 0]):
+        assert correlation_cost(silent, np.array(z)) == correlation_cost(full, np.array(z))
+
+
+def test_ccpivot_joins_by_the_share_of_the_members_that_label_both():
+    # X(0, 1) = 1 (members 0 and 2; member 1 is silent on object 1), X(2, 3) = 1 (member 0 alone labels both),
+    # every other pair 0: whatever the pivots, {0, 1} and {2, 3}, at no cost
+    L = np.array([[0, 0, 0], [0, -1, 0], [1, 1, -1], [1, -1, 1]])
+    est = consensus.get("ccpivot")().fit(L)
+    assert est.labels_.tolist() == [0, 0, 1, 1] and est.cost_ == 0.0
+    with pytest.raises(InputError, match="pivot: 'degree' needs every member to label every object"):
+        consensus.get("ccpivot")(pivot="degree").fit(L)
