@@ -80,13 +80,17 @@ def disagreement_shares(ensemble) -> list:
     w, ks, labels, m = ensemble.weights, ensemble.n_clusters, ensemble.member_labels, ensemble.n_members
     exact = _whole(w)
     cost = [Fraction(0) if exact else 0.0 for _ in range(m)]
+    said = [labels[j] >= 0 for j in range(m)]
     for a in range(m):
         for b in range(a + 1, m):
-            both = np.flatnonzero((labels[a] >= 0) & (labels[b] >= 0))
+            both = np.flatnonzero(said[a] & said[b])
             if not len(both):
                 continue
             la, lb, wb = labels[a][both].astype(np.int64), labels[b][both], w[both]
-            joint = np.bincount(np.unique(la * ks[b] + lb, return_inverse=True)[1].ravel(), weights=wb)
+            code = la * ks[b] + lb
+            if ks[a] * ks[b] > 4 * len(both) + 1024:  # many labels: only the pairs that occur, never ka x kb cells
+                code = np.unique(code, return_inverse=True)[1].ravel()
+            joint = np.bincount(code, weights=wb)
             pairs = (np.sum(np.bincount(la, weights=wb) ** 2) + np.sum(np.bincount(lb, weights=wb) ** 2)
                      - 2 * np.sum(joint**2))
             total = float(wb.sum())
