@@ -133,12 +133,12 @@ def speaking_counts(ensemble) -> np.ndarray:
 
 
 def _aligned(ensemble, reference, at_once):
-    """(member, objects it labels, its aligned memberships on them) for every member that labels something."""
+    """(objects it labels, its aligned memberships on them) for every member that labels something."""
     for j, labels in enumerate(ensemble.member_labels):
         said = np.flatnonzero(labels >= 0)
         if len(said):
             A = align_memberships(member_memberships(ensemble, j, at_once=at_once), reference, ensemble.weights)
-            yield j, said, A[said]
+            yield said, A[said]
 
 
 def abstaining_vote(ensemble, reference_labels, k: int):
@@ -153,6 +153,7 @@ def abstaining_vote(ensemble, reference_labels, k: int):
         said = np.flatnonzero(labels >= 0)
         if not len(said):
             continue
+        labels = labels.astype(np.int64)  # cluster * k + reference label below
         check_dense(kj, k, "overlap of a member's clusters with the reference's (Hungarian alignment)", copies=2)
         both = said[ref[said] >= 0]
         overlap = np.bincount(labels[both] * k + ref[both], weights=w[both], minlength=kj * k).reshape(kj, k)
@@ -167,7 +168,7 @@ def abstaining_vote_sum(ensemble, reference, at_once) -> np.ndarray:
     """VoteSum's memberships when members abstain: the mean of the aligned memberships of the members that label
     each object."""
     total = np.zeros((ensemble.n_objects, reference.shape[1]))
-    for _, said, A in _aligned(ensemble, reference, at_once):
+    for said, A in _aligned(ensemble, reference, at_once):
         total[said] += A
     return total / speaking_counts(ensemble)[:, None]
 
@@ -176,7 +177,7 @@ def abstaining_vote_product(ensemble, reference, at_once, eps: float) -> np.ndar
     """VoteProduct's memberships when members abstain: the normalised product, over the members that label each
     object, of their aligned memberships floored at ``eps``."""
     score = np.zeros((ensemble.n_objects, reference.shape[1]))
-    for _, said, A in _aligned(ensemble, reference, at_once):
+    for said, A in _aligned(ensemble, reference, at_once):
         score[said] += np.log(np.maximum(A, eps))
     return row_softmax(score)
 
@@ -187,7 +188,7 @@ def abstaining_borda(ensemble, reference, at_once, temperature: float):
     label it / temperature)``."""
     w = ensemble.weights
     score, scale = np.zeros((ensemble.n_objects, reference.shape[1])), np.zeros(ensemble.n_objects)
-    for _, said, A in _aligned(ensemble, reference, at_once):
+    for said, A in _aligned(ensemble, reference, at_once):
         score[said] += borda_points(A, w[said])
         scale[said] += w[said].sum()
     return score, row_softmax(score / scale[:, None], temperature)
