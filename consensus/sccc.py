@@ -7,12 +7,26 @@ from numbers import Integral
 import numpy as np
 from segensemble.constraints import Interval, StrOptions
 
-from segensemble.consensus._base import N_CLUSTERS, REFINE, ConsensusClusterer, collapse_duplicate_rows
+from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, collapse_duplicate_rows
 from segensemble.consensus._registry import REGISTRY
 from segensemble.consensus.coassociation import eigengap_n_clusters
 from segensemble.stability import normalized_mutual_information
 
-__all__ = ["SCCC", "sccc_seeds"]
+__all__ = ["SCCC", "sccc_seeds", "hamming"]
+
+
+def hamming(signatures, row) -> np.ndarray:
+    """Members that label both and disagree, between every signature and ``row`` (``-1``: the member abstains).
+
+    Examples
+    --------
+    >>> hamming(np.array([[0, 1, -1], [1, 1, 0]]), np.array([0, 0, 1])).tolist()
+    [1, 3]
+    """
+    differ = signatures != row
+    if signatures.min(initial=0) < 0 or row.min(initial=0) < 0:
+        differ &= (signatures >= 0) & (row >= 0)
+    return np.count_nonzero(differ, axis=-1)
 
 
 def sccc_seeds(signatures, sizes, k: int, gap: int):
@@ -43,7 +57,7 @@ def sccc_seeds(signatures, sizes, k: int, gap: int):
     order = np.argsort(-np.asarray(sizes, dtype=np.float64), kind="stable")
     seeds = []
     for c in order:
-        if all(np.count_nonzero(signatures[c] != signatures[s]) >= gap for s in seeds):
+        if all(hamming(signatures[c], signatures[s]) >= gap for s in seeds):
             seeds.append(int(c))
             if len(seeds) == k:
                 break
@@ -59,6 +73,11 @@ class SCCC(ConsensusClusterer):
     when its Hamming distance (number of members that disagree) to every seed
     so far is at least the seed gap g, until K seeds. Every other component
     joins the seed nearest in Hamming distance (ties: the larger seed).
+
+    With members that abstain, the Hamming distance counts the members that
+    label both components and disagree, and a gap is scored by the average
+    NMI to the members over the objects each labels (members that label
+    nothing left out).
 
     Parameters
     ----------
@@ -94,6 +113,7 @@ class SCCC(ConsensusClusterer):
     ([0, 0, 0, 1, 1], 0)
     """
 
+    capabilities = Capabilities(abstain=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "gap": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
@@ -112,8 +132,11 @@ class SCCC(ConsensusClusterer):
         m = ensemble.n_members
 
         def consensus(seeds):
-            dist = np.stack([np.count_nonzero(S != S[s], axis=1) for s in seeds], axis=1)
+            dist = np.stack([hamming(S, S[s]) for s in seeds], axis=1)
             return np.argmin(dist, axis=1)  # ties: the first (larger) seed
+
+        said = [S[:, j] >= 0 for j in range(m)]
+        speaking = [j for j in range(m) if said[j].any()]
 
         if self.gap != "auto":
             g = min(int(self.gap), m)
@@ -126,7 +149,8 @@ class SCCC(ConsensusClusterer):
                 if len(seeds) < min(k, len(S)):
                     continue  # as the paper: a gap that cannot seed K clusters is disregarded
                 labels = consensus(seeds)
-                score = float(np.mean([normalized_mutual_information(labels, S[:, j], sizes) for j in range(m)]))
+                score = float(np.mean([normalized_mutual_information(labels[said[j]], S[said[j], j], sizes[said[j]])
+                                       for j in speaking]))
                 self.gap_scores_[g] = score
                 if best is None or score > best[0] + 1e-12:
                     best = (score, g, seeds)

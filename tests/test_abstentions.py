@@ -203,3 +203,13 @@ def test_ccpivot_joins_by_the_share_of_the_members_that_label_both():
     assert est.labels_.tolist() == [0, 0, 1, 1] and est.cost_ == 0.0
     with pytest.raises(InputError, match="pivot: 'degree' needs every member to label every object"):
         consensus.get("ccpivot")(pivot="degree").fit(L)
+
+
+def test_sccc_counts_the_members_that_label_both_components_and_disagree():
+    from segensemble.consensus.sccc import hamming
+
+    assert hamming(np.array([[0, 1, -1], [1, 1, 0]]), np.array([0, 0, 1])).tolist() == [1, 3]
+    # components 1 and 4 are at distance 0 from 0 (their speaking members agree), 3 from 2; every gap seeds 2
+    L = np.array([[0, 0, 0], [0, 0, -1], [1, 1, 1], [1, -1, 1], [0, -1, 0]])
+    est = consensus.get("sccc")(n_clusters=2).fit(L)
+    assert est.labels_.tolist() == [0, 0, 1, 1, 0] and est.gap_scores_ == {0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0}
