@@ -51,6 +51,8 @@ def member_memberships(ensemble, j: int, *, at_once: int | None = None) -> np.nd
     else:
         add_in_columns(A, labels, 1.0)
     return A
+
+
 def align_memberships(A, reference, weights) -> np.ndarray:
     """Put a member's clusters in correspondence with a reference's columns.
 
@@ -80,7 +82,6 @@ def align_memberships(A, reference, weights) -> np.ndarray:
     for s, block in aligned_blocks(A, reference, weights):
         out[s:s + len(block)] = block
     return out
-
 
 
 def borda_points(A, weights) -> np.ndarray:

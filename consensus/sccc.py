@@ -135,15 +135,14 @@ class SCCC(ConsensusClusterer):
             dist = np.stack([hamming(S, S[s]) for s in seeds], axis=1)
             return np.argmin(dist, axis=1)  # ties: the first (larger) seed
 
-        said = [S[:, j] >= 0 for j in range(m)]
-        speaking = [j for j in range(m) if said[j].any()]
-
         if self.gap != "auto":
             g = min(int(self.gap), m)
             seeds = sccc_seeds(S, sizes, k, g)
             self.gap_scores_ = {}
         else:
             best, self.gap_scores_ = None, {}
+            said = [S[:, j] >= 0 for j in range(m)]  # NMI to each member over the objects it labels
+            speaking = [j for j in range(m) if said[j].any()]
             for g in range(m + 1):
                 seeds = sccc_seeds(S, sizes, k, g)
                 if len(seeds) < min(k, len(S)):
