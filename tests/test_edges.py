@@ -98,6 +98,27 @@ def test_shifted_reads_the_neighbourhood():
     assert [r[2, 2] for r in reads] == [6, 7, 8, 11, 12, 13, 16, 17, 18]
 
 
+@pytest.mark.parametrize("shape", [(8, 13, 17), (8, 1, 1), (3, 4, 5), (8, 0, 5)])
+def test_compiled_orientation_statistics_equal_numpys_bit_for_bit(shape):
+    from segensemble.edges._oriented import add_scaled, orientation_stats
+
+    rng = np.random.default_rng(7)
+    resp = (rng.standard_normal(shape) * 10.0 ** rng.integers(-6, 4, size=shape)).astype(np.float32)
+    resp.ravel()[::5] = -0.0  # negative zeros become +0.0, as np.abs makes them
+    expected = np.abs(resp)
+    strongest, mean = orientation_stats(resp)  # in place: resp is now |resp|
+    assert resp.tobytes() == expected.tobytes()
+    assert strongest.tobytes() == expected.max(axis=0, initial=0).tobytes()
+    assert mean.tobytes() == expected.mean(axis=0).tobytes()
+    total = rng.random(shape).astype(np.float32)
+    divisor = np.percentile(strongest, 99) + 1e-6 if strongest.size else np.float32(1.5)
+    want = total + expected / divisor
+    add_scaled(total, resp, divisor)
+    assert total.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="differ in shape"):
+        add_scaled(np.zeros((1, 2, 3), np.float32), np.zeros((1, 3, 2), np.float32), 1.0)
+
+
 def test_boundary_features_peak_at_a_step():
     img = np.zeros((40, 60, 3)); img[:, 30:] = 1
     f = boundary_features(img)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from segensemble.edges._oriented import add_scaled, orientation_stats
 from segensemble.features import lab_colour, texture_features
 from segensemble.errors import InputError
 from segensemble.threads import available_cores, thread_map
@@ -129,13 +130,15 @@ def boundary_feature_names() -> list:
 
 
 def _oriented(channel, kernels) -> tuple:
-    """One channel's absolute oriented responses: (strongest, mean over orientations, responses / their 99th
-    percentile of the strongest)."""
+    """One channel's absolute oriented responses: (strongest, mean over orientations, the responses, the divisor
+    that scales them for the combined energy: the 99th percentile of the strongest + 1e-6)."""
     import cv2
 
-    resp = np.abs(np.stack([cv2.filter2D(channel, -1, k, borderType=cv2.BORDER_REFLECT) for k in kernels]))
-    strongest = resp.max(axis=0)
-    return strongest, resp.mean(axis=0), resp / (np.percentile(strongest, 99) + 1e-6)
+    resp = np.empty((len(kernels),) + channel.shape, np.float32)
+    for k, kernel in enumerate(kernels):
+        cv2.filter2D(channel, -1, kernel, dst=resp[k], borderType=cv2.BORDER_REFLECT)
+    strongest, mean = orientation_stats(resp)  # resp made absolute in place
+    return strongest, mean, resp, np.percentile(strongest, 99) + 1e-6
 
 
 def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_SETS[0], n_jobs: int = 1):
@@ -185,9 +188,10 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
         source, kernels = (small, _HALF_KERNELS[r]) if coarse else (channels, _KERNELS[r])
         back = (lambda a: cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)) if coarse else (lambda a: a)
         per_orientation = np.zeros((N_ORIENTATIONS,) + source[0].shape, np.float32)
-        for strongest, mean, scaled in thread_map(lambda c: _oriented(c, kernels), source, workers, name="features"):
+        for strongest, mean, resp, divisor in thread_map(lambda c: _oriented(c, kernels), source, workers,
+                                                         name="features"):
             feats += [back(strongest), back(mean)]
-            per_orientation += scaled  # in channel order, whatever the threads
+            add_scaled(per_orientation, resp, divisor)  # in channel order, whatever the threads
         e = per_orientation.max(axis=0)
         sigma = 2 if coarse else 4
         local = e / (ndimage.maximum_filter(e, size=3 if coarse else 5) + 1e-6)
