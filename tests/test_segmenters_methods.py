@@ -139,6 +139,22 @@ def test_meanshift_finds_the_blocks():
     assert _same_partition(segment(img, "meanshift", min_size=30).labels, truth)
 
 
+def test_meanshift_at_half_resolution_finds_the_blocks_at_full_size():
+    img, truth = _blocks(noise=0.01)  # every block border on an even row or column: exact at half size
+    seg = segment(img, "meanshift", min_size=30, resolution=0.5)
+    assert seg.labels.shape == truth.shape and _same_partition(seg.labels, truth)
+    assert seg.params["resolution"] == 0.5 and "resolution" not in segment(img, "meanshift").params
+    odd = segment(img[:47, :63], "meanshift", min_size=30, resolution=0.5)  # odd sizes come back whole
+    t = truth[:47, :63]  # averaged across a border, a column of pixels may stay a region: inside one block
+    assert odd.labels.shape == t.shape and all(len(np.unique(t[odd.labels == r])) == 1 for r in range(odd.n_segments))
+
+
+@pytest.mark.parametrize("bad", [0, -0.5, 1.5, float("nan"), "half"])
+def test_meanshift_refuses_a_resolution_outside_zero_one(bad):
+    with pytest.raises(InputError, match="resolution"):
+        segment(np.zeros((8, 8, 3)), "meanshift", resolution=bad)
+
+
 @pytest.mark.parametrize("name, params", [("watershed", {"n_segments": 30}), ("quickshift", {}),
                                           ("slic", {"n_segments": 30})])
 def test_oversegmenters_respect_the_block_boundaries(name, params):
