@@ -92,11 +92,12 @@ def meanshift(
     img8 = np.ascontiguousarray(np.round(img * 255).astype(np.uint8)[:, :, ::-1])
     h, w = img8.shape[:2]
     small = (max(1, round(w * res)), max(1, round(h * res)))
-    if res < 1 and small != (w, h):
+    scaled = small != (w, h)  # not for resolution 1, nor for an image too small to shrink
+    if scaled:
         img8 = cv2.resize(img8, small, interpolation=cv2.INTER_AREA)
-    filtered = cv2.pyrMeanShiftFiltering(img8, sr * res if res < 1 else sr, cr, maxLevel=1)
+    filtered = cv2.pyrMeanShiftFiltering(img8, sr * res if scaled else sr, cr, maxLevel=1)
     zones = _flat_zones(filtered, tol)
-    smallest = max(1, round(ms * res * res)) if res < 1 else ms
+    smallest = max(1, round(ms * res * res)) if scaled else ms
     labels = merge_small_regions(zones, filtered.astype(np.float64), min(smallest, zones.size))
     if labels.shape != (h, w):
         labels = cv2.resize(labels.astype(np.int32), (w, h), interpolation=cv2.INTER_NEAREST)

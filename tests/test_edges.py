@@ -117,6 +117,8 @@ def test_compiled_orientation_statistics_equal_numpys_bit_for_bit(shape):
     assert total.tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="differ in shape"):
         add_scaled(np.zeros((1, 2, 3), np.float32), np.zeros((1, 3, 2), np.float32), 1.0)
+    with pytest.raises(ValueError, match="no orientations"):
+        orientation_stats(np.zeros((0, 2, 3), np.float32))
 
 
 def test_boundary_features_peak_at_a_step():

@@ -147,6 +147,8 @@ def test_meanshift_at_half_resolution_finds_the_blocks_at_full_size():
     odd = segment(img[:47, :63], "meanshift", min_size=30, resolution=0.5)  # odd sizes come back whole
     t = truth[:47, :63]  # averaged across a border, a column of pixels may stay a region: inside one block
     assert odd.labels.shape == t.shape and all(len(np.unique(t[odd.labels == r])) == 1 for r in range(odd.n_segments))
+    tiny = np.full((1, 2, 3), 0.5)  # too small to shrink: filtered as it is, radius and smallest region unscaled
+    assert segment(tiny, "meanshift", resolution=0.5).labels.tolist() == segment(tiny, "meanshift").labels.tolist()
 
 
 @pytest.mark.parametrize("bad", [0, -0.5, 1.5, float("nan"), "half"])

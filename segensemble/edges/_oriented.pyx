@@ -24,7 +24,9 @@ def orientation_stats(float[:, :, ::1] resp):
     cdef float *av
     cdef float *r
     cdef float v, count = <float> n
-    if size == 0 or n == 0:
+    if n == 0:
+        raise ValueError("orientation_stats: resp has no orientations (first axis of length 0)")
+    if size == 0:
         return strongest, mean
     hi, av = &hi_view[0, 0], &av_view[0, 0]
     with nogil:
