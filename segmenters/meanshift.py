@@ -99,7 +99,7 @@ def meanshift(
     zones = _flat_zones(filtered, tol)
     smallest = max(1, round(ms * res * res)) if scaled else ms
     labels = merge_small_regions(zones, filtered.astype(np.float64), min(smallest, zones.size))
-    if labels.shape != (h, w):
+    if scaled:
         labels = cv2.resize(labels.astype(np.int32), (w, h), interpolation=cv2.INTER_NEAREST)
     params = {"spatial_radius": sr, "colour_radius": cr, "min_size": ms, "tolerance": tol}
     if res < 1:

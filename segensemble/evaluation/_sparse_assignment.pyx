@@ -49,6 +49,11 @@ cdef inline bint _before(int64_t k1, int64_t c1, int64_t k2, int64_t c2) noexcep
     return k1 < k2 or (k1 == k2 and c1 < c2)
 
 
+cdef enum:
+    ARITY_BITS = 3  # children per node of the heap below: 1 << ARITY_BITS
+    ARITY = 1 << ARITY_BITS
+
+
 # An 8-ary heap of (distance, column) entries ordered by distance, then column: a priority queue of distinct pairs
 # pops them in one order whatever its shape (the searches' choices are unchanged), and a wide, shallow heap of
 # (distance, column) structs reads fewer cache lines per push and pop than a binary heap of two arrays.
@@ -56,7 +61,7 @@ cdef inline void _push(_Entry* h, Py_ssize_t* n, int64_t k, int64_t c) noexcept 
     cdef Py_ssize_t i = n[0], p
     n[0] += 1
     while i > 0:
-        p = (i - 1) >> 3
+        p = (i - 1) >> ARITY_BITS
         if not _before(k, c, h[p].k, h[p].c):
             break
         h[i] = h[p]
@@ -72,11 +77,11 @@ cdef inline void _pop(_Entry* h, Py_ssize_t* n) noexcept nogil:
     last = n[0]
     e = h[last]
     while True:
-        m = 8 * i + 1
+        m = (i << ARITY_BITS) + 1
         if m >= last:
             break
         best = m
-        stop = min(m + 8, last)
+        stop = min(m + ARITY, last)
         for r in range(m + 1, stop):
             if _before(h[r].k, h[r].c, h[best].k, h[best].c):
                 best = r
