@@ -34,6 +34,34 @@ def test_the_same_assignment_as_scipy_on_random_graphs_with_ties(seed):
         assert len(np.unique(got)) == len(got)
 
 
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_same_assignment_as_scipy_when_many_columns_tie(seed):
+    """Dense graphs of 120-200 rows and columns with two weights: the searches' minimum sets hold dozens of columns
+    (sorted by the solver's large-set path)."""
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(5):
+        n_rows, n_real = int(rng.integers(120, 200)), int(rng.integers(120, 200))
+        i, j = np.nonzero(rng.random((n_rows, n_real)) < 0.5)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(i, minlength=n_rows))]).astype(np.int64)
+        graph = indptr, j.astype(np.int64), rng.integers(1, 3, len(i)).astype(np.float64), n_real, 5.0
+        assert np.array_equal(assign_rows(*graph), scipy_assign_rows(*graph))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_same_assignment_as_scipy_with_weights_of_both_signs_and_every_magnitude(seed):
+    """Weights from -2**39 to 2**39 (a search's distances then fall in every bucket of the solver's radix heap,
+    its keys of both signs), with ties kept by drawing them from a few values per graph."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(100):
+        indptr, indices, _, n_real, _ = _random_graph(rng)
+        levels = np.round(rng.uniform(-1, 1, 6) * 2.0 ** rng.integers(0, 40, 6))
+        levels[levels == 0] = 1.0  # SciPy's solver reads a zero weight as no edge
+        cost = rng.choice(levels, len(indices))
+        graph = indptr, indices, cost, n_real, float(rng.choice(levels))
+        got = assign_rows(*graph)
+        assert np.array_equal(got, scipy_assign_rows(*graph))
+
 def test_a_hand_worked_assignment():
     """Row 0 reaches column 0 at 1; row 1 column 0 at 2 and column 1 at 4; row 2 nothing (its private column).
     Private cost 5: (0, 1) costs 1 + 4 = 5 against 1 + 5 and 5 + 2; private cost 2.5: row 1 on its private

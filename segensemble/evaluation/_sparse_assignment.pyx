@@ -17,7 +17,7 @@ what the Berkeley benchmark's exact counts depend on (tested against SciPy).
 What differs is the bookkeeping: SciPy resets and scans all columns for each
 row (time rows x columns on a graph of many small components); here only
 the columns the search reached are reset, and the next minimum comes from a
-heap, so a row costs time in the size of its own search. And the
+radix heap, so a row costs time in the size of its own search. And the
 numbers are integers (the benchmark's weights are whole 1/100 pixels;
 :func:`assign_rows` scales weights with a power-of-two denominator to
 integers): on such weights SciPy's double arithmetic is exact, so both
@@ -27,9 +27,12 @@ References
 ----------
 R. Jonker, A. Volgenant, "A shortest augmenting path algorithm for dense and
 sparse linear assignment problems", Computing 38 (1987) 325-340.
+R. K. Ahuja, K. Mehlhorn, J. B. Orlin, R. E. Tarjan, "Faster algorithms for the
+shortest path problem", Journal of the ACM 37(2) (1990) 213-223 (the radix heap).
 """
 
 from libc.stdint cimport int64_t
+from libc.stdlib cimport qsort
 
 import numpy as np
 
@@ -40,56 +43,15 @@ cdef int64_t INFINITY = 4611686018427387904  # 2**62
 WEIGHT_LIMIT = 2 ** 40
 
 
-ctypedef struct _Entry:
+ctypedef struct _Node:
     int64_t k  # distance
     int64_t c  # column
+    int64_t next  # the next node of its bucket (-1: none)
 
 
-cdef inline bint _before(int64_t k1, int64_t c1, int64_t k2, int64_t c2) noexcept nogil:
-    return k1 < k2 or (k1 == k2 and c1 < c2)
-
-
-cdef enum:
-    ARITY_BITS = 3  # children per node of the heap below: 1 << ARITY_BITS
-    ARITY = 1 << ARITY_BITS
-
-
-# An 8-ary heap of (distance, column) entries ordered by distance, then column: a priority queue of distinct pairs
-# pops them in one order whatever its shape (the searches' choices are unchanged), and a wide, shallow heap of
-# (distance, column) structs reads fewer cache lines per push and pop than a binary heap of two arrays.
-cdef inline void _push(_Entry* h, Py_ssize_t* n, int64_t k, int64_t c) noexcept nogil:
-    cdef Py_ssize_t i = n[0], p
-    n[0] += 1
-    while i > 0:
-        p = (i - 1) >> ARITY_BITS
-        if not _before(k, c, h[p].k, h[p].c):
-            break
-        h[i] = h[p]
-        i = p
-    h[i].k = k
-    h[i].c = c
-
-
-cdef inline void _pop(_Entry* h, Py_ssize_t* n) noexcept nogil:
-    cdef Py_ssize_t last, i = 0, m, r, best, stop
-    cdef _Entry e
-    n[0] -= 1
-    last = n[0]
-    e = h[last]
-    while True:
-        m = (i << ARITY_BITS) + 1
-        if m >= last:
-            break
-        best = m
-        stop = min(m + ARITY, last)
-        for r in range(m + 1, stop):
-            if _before(h[r].k, h[r].c, h[best].k, h[best].c):
-                best = r
-        if not _before(h[best].k, h[best].c, e.k, e.c):
-            break
-        h[i] = h[best]
-        i = best
-    h[i] = e
+cdef extern from *:
+    int __builtin_clzll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
 
 
 def assign_rows(const int64_t[::1] indptr, const int64_t[::1] indices, cost, Py_ssize_t n_real, private_cost):
@@ -144,14 +106,15 @@ def assign_integer_rows(const int64_t[::1] indptr, const int64_t[::1] indices, c
     cdef int64_t[::1] x_cost = np.zeros(nr + 1, dtype=np.int64)
     cdef int64_t[::1] todo = np.empty(n_cols + 1, dtype=np.int64)
     cdef int64_t[::1] touched = np.empty(n_cols + 1, dtype=np.int64)
-    cdef int64_t[::1] heap_store = np.empty(2 * (nnz + 1), dtype=np.int64)  # (distance, column) pairs
+    cdef int64_t[::1] node_store = np.empty(3 * (nnz + 1), dtype=np.int64)  # (distance, column, next) nodes
+    cdef int64_t[::1] head = np.empty(65, dtype=np.int64)
     cdef _State st
     st.indptr, st.indices, st.cost = &indptr[0], (&indices[0] if indices.shape[0] else NULL), \
         (&cost[0] if cost.shape[0] else NULL)
     st.n_real, st.n_cols, st.private_cost = n_real, n_cols, private_cost
     st.x, st.y, st.v, st.d, st.final = (&x[0] if nr else NULL), &y[0], &v[0], &d[0], &final[0]
     st.lab, st.lab_cost, st.x_cost = &lab[0], &lab_cost[0], &x_cost[0]
-    st.todo, st.touched, st.heap = &todo[0], &touched[0], <_Entry*> &heap_store[0]
+    st.todo, st.touched, st.nodes, st.head = &todo[0], &touched[0], <_Node*> &node_store[0], &head[0]
     cdef Py_ssize_t i0
     cdef bint failed = False
     with nogil:
@@ -180,9 +143,91 @@ cdef struct _State:
     int64_t* x_cost  # the cost of each row's edge to its column
     int64_t* todo  # the current minimum set (front) and the scanned columns (back)
     int64_t* touched  # the columns the search reached
-    _Entry* heap  # the heap of (distance, column) of reached columns not final
+    _Node* nodes  # the radix heap's entries: (distance, column) of reached columns, maybe stale since
+    int64_t* head  # the first node of each bucket 1..64 (valid where its bit of `mask` is set)
+    unsigned long long mask
     Py_ssize_t nt, hn, td1
     int64_t min_diff
+
+
+# A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) of (distance, column) entries. Every distance pushed is above
+# the current minimum (the reduced costs are non-negative: each assigned row's column is its cheapest at the current
+# prices, the invariant of the method), so an entry lies in bucket "bit length of (distance XOR current minimum)",
+# 1..64, and keeps it when the minimum grows unless it shared that minimum's bucket. A push is O(1); the next minimum
+# scans the lowest non-empty bucket once, dropping its stale entries (columns lowered since, or final) and moving
+# the others to lower buckets. The minimum set is then sorted by column: the same set, in the same order, as
+# popping a heap ordered by (distance, column), which is what the searches' choices were made with before.
+cdef inline int _bucket(int64_t k, int64_t last) noexcept nogil:
+    """1..64: a distance above the current minimum (both in the search's range, far inside int64)."""
+    return 64 - __builtin_clzll((<unsigned long long> k) ^ (<unsigned long long> last))
+
+
+cdef inline void _link(_State* st, Py_ssize_t n) noexcept nogil:
+    """Node n into the bucket of its distance (above the current minimum)."""
+    cdef int b = _bucket(st.nodes[n].k, st.min_diff)
+    cdef unsigned long long bit = (<unsigned long long> 1) << (b - 1)
+    st.nodes[n].next = st.head[b] if st.mask & bit else -1
+    st.head[b] = n
+    st.mask |= bit
+
+
+cdef inline void _push(_State* st, int64_t k, int64_t c) noexcept nogil:
+    st.nodes[st.hn].k = k
+    st.nodes[st.hn].c = c
+    _link(st, st.hn)
+    st.hn += 1
+
+
+cdef int _compare_columns(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*> a)[0], y = (<const int64_t*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef bint _next_minimum(_State* st) noexcept nogil:
+    """The next minimum distance over the columns reached and not final, its columns into the (empty) minimum set
+    in increasing column order; False if there are none."""
+    cdef Py_ssize_t n, nxt, p
+    cdef int64_t best, k, c
+    cdef int b
+    cdef bint found
+    while st.mask:
+        b = __builtin_ctzll(st.mask) + 1
+        st.mask &= st.mask - 1
+        found = False
+        best = 0
+        n = st.head[b]
+        while n >= 0:
+            k = st.nodes[n].k
+            if k == st.d[st.nodes[n].c] and (not found or k < best):
+                best = k
+                found = True
+            n = st.nodes[n].next
+        if not found:
+            continue
+        st.min_diff = best
+        n = st.head[b]
+        while n >= 0:
+            nxt = st.nodes[n].next
+            k = st.nodes[n].k
+            c = st.nodes[n].c
+            if k == best and k == st.d[c]:
+                st.td1 += 1
+                st.todo[st.td1] = c
+            elif k == st.d[c]:
+                _link(st, n)
+            n = nxt
+        if st.td1 < 16:  # the usual few: insertion sort
+            for n in range(1, st.td1 + 1):
+                c = st.todo[n]
+                p = n
+                while p > 0 and st.todo[p - 1] > c:
+                    st.todo[p] = st.todo[p - 1]
+                    p -= 1
+                st.todo[p] = c
+        else:
+            qsort(st.todo, st.td1 + 1, sizeof(int64_t), _compare_columns)
+        return True
+    return False
 
 
 cdef inline int _relax(_State* st, Py_ssize_t i, Py_ssize_t k, int64_t c, int64_t h) noexcept nogil:
@@ -203,7 +248,7 @@ cdef inline int _relax(_State* st, Py_ssize_t i, Py_ssize_t k, int64_t c, int64_
         st.todo[st.td1] = k
         _make_final(st, k)
     else:
-        _push(st.heap, &st.hn, dj, k)
+        _push(st, dj, k)
     return 0
 
 
@@ -255,10 +300,11 @@ cdef bint _assign_row(_State* st, Py_ssize_t i0) noexcept nogil:
             st.todo[st.td1] = k
     j = _free_in_minimum(st)
     if j < 0:  # a search: the row's other columns enter the heap (not before: most rows end here)
+        st.mask = 0
         for t in range(st.nt):
             k = st.touched[t]
             if st.d[k] != -INFINITY:
-                _push(st.heap, &st.hn, st.d[k], k)
+                _push(st, st.d[k], k)
     td2 = st.n_cols - 1
     while j < 0:
         if st.td1 < 0:
@@ -280,17 +326,8 @@ cdef bint _assign_row(_State* st, Py_ssize_t i0) noexcept nogil:
             continue
         # The next minimum over the columns reached and not yet final, in increasing column order.
         last = td2 + 1
-        while st.hn > 0 and st.heap[0].k != st.d[st.heap[0].c]:  # stale: lowered since, or final
-            _pop(st.heap, &st.hn)
-        if st.hn == 0:
+        if not _next_minimum(st):
             return False
-        st.min_diff = st.heap[0].k
-        while st.hn > 0 and st.heap[0].k == st.min_diff:
-            k = st.heap[0].c
-            _pop(st.heap, &st.hn)
-            if st.d[k] == st.min_diff:
-                st.td1 += 1
-                st.todo[st.td1] = k
         j = _free_in_minimum(st)
     # Prices of the columns scanned before the last minimum; then the path is augmented.
     for t in range(last, st.n_cols):

@@ -113,16 +113,17 @@ def plan_step(const uint8_t[::1] act, prev_act, int prev_swapped, const int64_t[
             rows_m[k] = 1
             cm += 1
             nrest += bp[k + 1] - bp[k]
+            u = _find(&root[0], k)  # the root of k's set, kept as its pairs join other sets to it
             for e in range(bp[k], bp[k + 1]):
                 if not rows_g[bj[e]]:
                     rows_g[bj[e]] = 1
                     cg += 1
-                u = _find(&root[0], k)
                 w = _find(&root[0], n1 + bj[e])
                 if u < w:
                     root[w] = u
                 elif w < u:
                     root[u] = w
+                    u = w
     empty = np.zeros(0, dtype=np.int64)
     if cm == 0:
         return single_arr[:ns], -1, empty, empty, empty, empty, empty
