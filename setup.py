@@ -1,6 +1,6 @@
 """The compiled parts of segensemble (the thinning of boundary maps, the benchmark's sparse assignment solver and
 its threshold sweep's steps, the boundary detector's tree walker and oriented-response statistics, the greedy region
-merger, Felzenszwalb's merge pass); everything else is in pyproject.toml."""
+merger, Felzenszwalb's merge pass, the NMF consensus's update); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -10,6 +10,7 @@ setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.py
                    Extension("segensemble.evaluation._sweep_graph", ["segensemble/evaluation/_sweep_graph.pyx"]),
                    Extension("segensemble.edges._forest", ["segensemble/edges/_forest.pyx"]),
                    Extension("segensemble.edges._oriented", ["segensemble/edges/_oriented.pyx"]),
+                   Extension("segensemble.consensus._nmf_sweep", ["consensus/_nmf_sweep.pyx"]),
                    Extension("segensemble.segmenters._graph_fh", ["segmenters/_graph_fh.pyx"],
                              extra_compile_args=["-ffp-contract=off"]),
                    # no fused multiply-add: the mean-key walk repeats the Python walk's arithmetic bit for bit

@@ -11,6 +11,7 @@ from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, Consen
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
 from segensemble.consensus._incidence import incidence_t_dot
+from segensemble.consensus._nmf_sweep import update_memberships
 from segensemble.consensus.coassociation import _gram, basic_start
 
 __all__ = ["NMFConsensus"]
@@ -37,7 +38,9 @@ class NMFConsensus(ConsensusClusterer):
     ``M D`` and every ``Q^T`` ``Q^T D``, which is the same iteration on the
     copies. ``M`` is never formed: ``M D Q = H (H^T D Q) / m`` with the
     incidence matrix H, so an iteration costs O(nnz(H) K + n K^2) — linear in
-    the number of objects. The start is the Basic consensus (deterministic,
+    the number of objects — and is one compiled pass over the objects, each
+    reading the clusters of its members
+    (:mod:`segensemble.consensus._nmf_sweep`). The start is the Basic consensus (deterministic,
     invariant to relabelling; above 200 000 distinct label rows from its
     maximin start alone, :func:`~segensemble.consensus.coassociation.basic_start`),
     as one-hot columns plus 0.2 so that every
@@ -98,15 +101,9 @@ class NMFConsensus(ConsensusClusterer):
     def _fit(self, ensemble):
         start = basic_start(ensemble, self.n_clusters)
         k = int(start.max()) + 1
-        H, w, m = ensemble.incidence.tocsr(), ensemble.weights, speaking_members(ensemble.n_clusters)
-        incidence_t = incidence_t_dot(ensemble)
-
-        def mdq(wQ):  # M D Q through H, and Q^T D M D Q = A^T A / m with A = H^T D Q: no (n, K) pass for it
-            A = incidence_t(wQ)  # np.asarray(H.T.tocsr() @ wQ), the same bits
-            MQ = np.asarray(H @ A)
-            MQ /= m  # in place: the same quotients as (H @ A) / m
-            return MQ, A.T @ A / m
-
+        w, m = ensemble.weights, speaking_members(ensemble.n_clusters)
+        # every object's cluster in every member as a row of A = H^T D Q (-1 where the member abstains)
+        clusters = np.where(ensemble.labels >= 0, ensemble.labels + ensemble.offsets[:-1], -1).astype(np.int64)
         # ||M||_F^2 with copies: sum_uv w_u w_v M_uv^2 = ||H^T D H||_F^2 / m^2
         G = _gram(ensemble)  # H^T D H
         norm2 = float(np.sum(G * G)) / m**2
@@ -114,21 +111,21 @@ class NMFConsensus(ConsensusClusterer):
         Q[np.arange(len(w)), start] += 1.0
         Q /= np.sqrt(w @ Q**2)[None, :]  # columns of unit D-norm
         wQ = w[:, None] * Q
-        MQ, QtMQ = mdq(wQ)
-        QtQ = Q.T @ wQ  # of the current Q: computed once per update, at its end
+        A = incidence_t_dot(ensemble)(wQ)  # H^T D Q
+        QtQ = Q.T @ wQ  # Q^T D Q
+        del wQ
+        QtMQ = A.T @ A / m  # Q^T D M D Q
         S = np.maximum(QtMQ, 1e-12)
         last, eps = np.inf, 1e-300
-        # two (n, K) work arrays: the update below is Q *= sqrt(MQ @ S / max(Q @ (QtMQ @ S), eps)), operation by
-        # operation (the same values), without five temporaries of the size of Q per iteration
-        num, den = np.empty_like(Q), np.empty_like(Q)
+        A_next, QtQ_next = np.empty_like(A), np.empty_like(QtQ)
         for it in range(self.max_iter):
             S *= np.sqrt(QtMQ / np.maximum(QtQ @ S @ QtQ, eps))
-            np.matmul(MQ, S, out=num)
-            np.maximum(np.matmul(Q, QtMQ @ S, out=den), eps, out=den)  # Q^T D (M D Q S) = (Q^T D M D Q) S
-            Q *= np.sqrt(np.divide(num, den, out=num), out=num)
-            np.multiply(w[:, None], Q, out=wQ)
-            MQ, QtMQ = mdq(wQ)
-            QtQ = Q.T @ wQ
+            A_next.fill(0.0)
+            QtQ_next.fill(0.0)
+            # Q *= sqrt(M D Q S / max(Q (Q^T D M D Q S), eps)), row by row, gathering the next A and Q^T D Q
+            update_memberships(clusters, A @ S, QtMQ @ S, Q, w, float(m), eps, A_next, QtQ_next)
+            A, A_next, QtQ, QtQ_next = A_next, A, QtQ_next, QtQ
+            QtMQ = A.T @ A / m
             objective = (norm2 - 2 * np.sum(QtMQ * S) + np.sum((QtQ @ S) * (S @ QtQ).T)) / norm2
             if last - objective < self.tol:
                 break

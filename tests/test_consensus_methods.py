@@ -316,6 +316,33 @@ def test_nmf_updates_never_increase_the_objective():
     assert np.all(np.diff(objectives) <= 1e-12) and objectives[-1] < objectives[0]
 
 
+@pytest.mark.parametrize("abstain", [False, True])
+def test_nmf_pass_equals_the_update_written_with_the_incidence_matrix(abstain):
+    """The compiled update of Q against its matrix form, with object weights and members that abstain."""
+    from segensemble.consensus._nmf_sweep import update_memberships
+
+    rng = np.random.default_rng(7)
+    L, _ = rpm_ensemble(60, 5, 4, 0.3, rng=3)
+    if abstain:
+        L[rng.random(L.shape) < 0.2] = -1
+        L[(L < 0).all(axis=1), 0] = 0  # every object labelled by someone
+    ens = Ensemble.from_labels(L, rng.integers(1, 4, len(L)).astype(float))
+    H, w, m, k = ens.incidence.toarray(), ens.weights, 5, 3
+    clusters = np.where(ens.labels >= 0, ens.labels + ens.offsets[:-1], -1).astype(np.int64)
+    Q, S = rng.random((len(w), k)), rng.random((k, k))
+    A = H.T @ (w[:, None] * Q)
+    M = H @ H.T / m
+    R = Q.T @ (w[:, None] * (M @ (w[:, None] * Q))) @ S
+    expected = Q * np.sqrt((M @ (w[:, None] * Q) @ S) / (Q @ R))
+    A_next, QtQ_next = np.zeros_like(A), np.zeros((k, k))
+    update_memberships(clusters, A @ S, R, Q, w, float(m), 1e-300, A_next, QtQ_next)
+    np.testing.assert_allclose(Q, expected, rtol=1e-12)
+    np.testing.assert_allclose(A_next, H.T @ (w[:, None] * Q), rtol=1e-12)
+    np.testing.assert_allclose(QtQ_next, Q.T @ (w[:, None] * Q), rtol=1e-12)
+    with pytest.raises(ValueError, match="shapes"):
+        update_memberships(clusters, A @ S, R[:2], Q, w, float(m), 1e-300, A_next, QtQ_next)
+
+
 def test_nmf_factorises_an_exact_association_matrix():
     # identical members: M = Z Z^T is itself Q S Q^T (Q = Z scaled, S diagonal); the fit reaches it
     z = np.repeat([0, 1, 2], [5, 3, 7])
