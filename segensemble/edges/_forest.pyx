@@ -71,22 +71,61 @@ cdef enum:
     BLOCK = 64  # rows walked in lockstep through each tree by lockstep_scores
 
 
-def lockstep_scores(const real[:, :] rows, const int32_t[::1] root, const int32_t[::1] depth,
-                    const int32_t[::1] feature, const double[::1] threshold, const int32_t[::1] child,
-                    const double[::1] value, double sigmoid=0.0):
+cdef bint _read_as_is(const real[:, :] rows) noexcept nogil:
+    """True when every value is one a split reads unchanged: of magnitude above ``1e-35f``, or a zero (a zero of
+    either sign compares with a threshold as 0.0 does). Scanned along the array's contiguous axis."""
+    cdef Py_ssize_t n = rows.shape[0], k = rows.shape[1], i, j
+    cdef double x
+    if rows.strides[0] <= rows.strides[1]:  # column-major (the detector's layout): down each column
+        for j in range(k):
+            for i in range(n):
+                x = rows[i, j]
+                if not (fabs(x) > ZERO or x == 0.0):
+                    return False
+    else:
+        for i in range(n):
+            for j in range(k):
+                x = rows[i, j]
+                if not (fabs(x) > ZERO or x == 0.0):
+                    return False
+    return True
+
+
+def lockstep_scores(rows, const int32_t[::1] root, const int32_t[::1] depth, const int32_t[::1] feature,
+                    const double[::1] threshold, const int32_t[::1] child, const double[::1] value,
+                    double sigmoid=0.0):
     """:func:`forest_scores` of a forest whose splits all have missing type none, walked without branches.
 
     Here the leaves are nodes too: a leaf has threshold +inf and both children itself, so every row of a
     block of rows takes exactly ``depth[t]`` steps through tree ``t`` (``child[2 * node + (x > threshold)]``),
     the rows' walks interleaved. A value that is NaN or of magnitude at most ``1e-35f`` is read as 0.0, as
-    LightGBM reads it at a split of missing type none; ``value[node]`` is a leaf's value. The sums are the
-    same as :func:`forest_scores`' (the same leaf values added in the same tree order).
+    LightGBM reads it at a split of missing type none: when the rows hold such values (they seldom do) the walk
+    reads a copy with them set to 0.0, so no step tests for them. ``value[node]`` is a leaf's value. The sums are
+    the same as :func:`forest_scores`' (the same leaf values added in the same tree order).
     """
+    cdef const float[:, :] single
+    cdef const double[:, :] double_
+    cdef bint as_is
+    if rows.dtype == np.float32:
+        single = rows
+        with nogil:  # the detector predicts in threads
+            as_is = _read_as_is(single)
+    else:
+        double_ = rows
+        with nogil:
+            as_is = _read_as_is(double_)
+    if not as_is:  # NaN too: abs(NaN) > t is False
+        rows = np.where(np.abs(rows) > rows.dtype.type(ZERO), rows, rows.dtype.type(0.0))
+    return _lockstep(rows, root, depth, feature, threshold, child, value, sigmoid)
+
+
+def _lockstep(const real[:, :] rows, const int32_t[::1] root, const int32_t[::1] depth, const int32_t[::1] feature,
+              const double[::1] threshold, const int32_t[::1] child, const double[::1] value, double sigmoid):
+    """The walk of :func:`lockstep_scores` over rows that hold no value to be read as 0.0 but zeros."""
     cdef Py_ssize_t n = rows.shape[0], n_trees = root.shape[0], start, m, i, t, d
     cdef int32_t nodes[BLOCK]
     cdef double acc[BLOCK]
     cdef int32_t nd
-    cdef double x
     out = np.empty(n, dtype=np.float64)
     cdef double[::1] res = out
     with nogil:
@@ -101,9 +140,7 @@ def lockstep_scores(const real[:, :] rows, const int32_t[::1] root, const int32_
                 for d in range(depth[t]):
                     for i in range(m):
                         nd = nodes[i]
-                        x = rows[start + i, feature[nd]]
-                        x = x if fabs(x) > ZERO else 0.0
-                        nodes[i] = child[2 * nd + (x > threshold[nd])]
+                        nodes[i] = child[2 * nd + (rows[start + i, feature[nd]] > threshold[nd])]
                 for i in range(m):
                     acc[i] += value[nodes[i]]
             for i in range(m):
