@@ -71,24 +71,24 @@ cdef enum:
     BLOCK = 64  # rows walked in lockstep through each tree by lockstep_scores
 
 
-cdef bint _read_as_is(const real[:, :] rows) noexcept nogil:
+def _read_as_is(const real[:, :] rows):
     """True when every value is one a split reads unchanged: of magnitude above ``1e-35f``, or a zero (a zero of
-    either sign compares with a threshold as 0.0 does). Scanned along the array's contiguous axis."""
-    cdef Py_ssize_t n = rows.shape[0], k = rows.shape[1], i, j
+    either sign compares with a threshold as 0.0 does). Scanned along the array's contiguous axis, without the GIL
+    (the detector predicts in threads)."""
+    cdef const real[:, :] by_column = rows if rows.strides[0] <= rows.strides[1] else rows.T
+    cdef Py_ssize_t n = by_column.shape[0], k = by_column.shape[1], i, j
     cdef double x
-    if rows.strides[0] <= rows.strides[1]:  # column-major (the detector's layout): down each column
+    cdef bint as_is = True
+    with nogil:
         for j in range(k):
             for i in range(n):
-                x = rows[i, j]
+                x = by_column[i, j]
                 if not (fabs(x) > ZERO or x == 0.0):
-                    return False
-    else:
-        for i in range(n):
-            for j in range(k):
-                x = rows[i, j]
-                if not (fabs(x) > ZERO or x == 0.0):
-                    return False
-    return True
+                    as_is = False
+                    break
+            if not as_is:
+                break
+    return as_is
 
 
 def lockstep_scores(rows, const int32_t[::1] root, const int32_t[::1] depth, const int32_t[::1] feature,
@@ -103,18 +103,7 @@ def lockstep_scores(rows, const int32_t[::1] root, const int32_t[::1] depth, con
     reads a copy with them set to 0.0, so no step tests for them. ``value[node]`` is a leaf's value. The sums are
     the same as :func:`forest_scores`' (the same leaf values added in the same tree order).
     """
-    cdef const float[:, :] single
-    cdef const double[:, :] double_
-    cdef bint as_is
-    if rows.dtype == np.float32:
-        single = rows
-        with nogil:  # the detector predicts in threads
-            as_is = _read_as_is(single)
-    else:
-        double_ = rows
-        with nogil:
-            as_is = _read_as_is(double_)
-    if not as_is:  # NaN too: abs(NaN) > t is False
+    if not _read_as_is(rows):  # NaN too: abs(NaN) > t is False
         rows = np.where(np.abs(rows) > rows.dtype.type(ZERO), rows, rows.dtype.type(0.0))
     return _lockstep(rows, root, depth, feature, threshold, child, value, sigmoid)
 

@@ -210,11 +210,12 @@ cdef bint _next_minimum(_State* st) noexcept nogil:
             nxt = st.nodes[n].next
             k = st.nodes[n].k
             c = st.nodes[n].c
-            if k == best and k == st.d[c]:
-                st.td1 += 1
-                st.todo[st.td1] = c
-            elif k == st.d[c]:
-                _link(st, n)
+            if k == st.d[c]:  # not stale: into the minimum set, or down to a lower bucket
+                if k == best:
+                    st.td1 += 1
+                    st.todo[st.td1] = c
+                else:
+                    _link(st, n)
             n = nxt
         if st.td1 < 16:  # the usual few: insertion sort
             for n in range(1, st.td1 + 1):
