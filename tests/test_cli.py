@@ -42,6 +42,17 @@ def test_version():
     assert result.exit_code == 0 and segensemble.__version__ in result.stdout
 
 
+def test_python_dash_m_runs_the_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "segensemble", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and segensemble.__version__ in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "segensemble", "fuse", str(tmp_path / "missing.png"), "-o",
+                          str(tmp_path / "out.png")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "error:" in bad.stderr and not (tmp_path / "out.png").exists()
+
+
 def test_methods_lists_registries():
     result = runner.invoke(app, ["methods"])
     assert result.exit_code == 0

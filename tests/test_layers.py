@@ -113,9 +113,10 @@ SUBPACKAGES = ("io", "evaluation", "edges", "graph", "cli", "segmenters", "conse
                "batch")
 #: The layers, bottom up: a module may import its own layer and the ones below. "base" is every module at the
 #: package root (errors, validation, registry, segmentation, ensemble, features, ...); "api" is the package's
-#: own ``__init__`` (the public front door, over the image pipeline).
+#: own ``__init__`` (the public front door, over the image pipeline); ``__main__`` (``python -m segensemble``) is
+#: the command line's other entry point, on top with it.
 LAYERS = {"base": 0, "io": 1, "graph": 1, "evaluation": 2, "segmenters": 3, "consensus": 3, "edges": 3,
-          "datasets": 3, "pipeline": 4, "api": 5, "batch": 5, "cli": 6}
+          "datasets": 3, "pipeline": 4, "api": 5, "batch": 5, "cli": 6, "__main__": 6}
 
 
 def test_no_package_imports_itself_back():
