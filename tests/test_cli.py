@@ -46,10 +46,13 @@ def test_python_dash_m_runs_the_command_line(tmp_path):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "segensemble", "--version"], capture_output=True, text=True)
+    # run from a folder of the user's, as users do: from the repository's root '-m' would find the source tree
+    # (its compiled modules are built into the installed package, not there)
+    out = subprocess.run([sys.executable, "-m", "segensemble", "--version"], capture_output=True, text=True,
+                         cwd=tmp_path)
     assert out.returncode == 0 and segensemble.__version__ in out.stdout
-    bad = subprocess.run([sys.executable, "-m", "segensemble", "fuse", str(tmp_path / "missing.png"), "-o",
-                          str(tmp_path / "out.png")], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "segensemble", "fuse", "missing.png", "-o", "out.png"],
+                         capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "error:" in bad.stderr and not (tmp_path / "out.png").exists()
 
 
