@@ -1,6 +1,7 @@
-"""The compiled parts of segensemble (the thinning of boundary maps, the benchmark's sparse assignment solver and
-its threshold sweep's steps, the boundary detector's tree walker and oriented-response statistics, the greedy region
-merger, Felzenszwalb's merge pass, the NMF consensus's update); everything else is in pyproject.toml."""
+"""The compiled parts of segensemble (the thinning of boundary maps, the benchmark's
+sparse assignment solver and its threshold sweep's steps, the boundary detector's tree walker and oriented-response
+statistics, the greedy region merger, Felzenszwalb's merge pass, the NMF consensus's update, the k-means metric's
+row norms); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -13,6 +14,7 @@ setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.py
                    # sqrt without errno (vectorisable), no fused multiply-add: the AVX2 and baseline clones agree
                    Extension("segensemble.consensus._nmf_sweep", ["consensus/_nmf_sweep.pyx"],
                              extra_compile_args=["-fno-math-errno", "-ffp-contract=off"]),
+                   Extension("segensemble.consensus._metric_norms", ["consensus/_metric_norms.pyx"]),
                    Extension("segensemble.segmenters._graph_fh", ["segmenters/_graph_fh.pyx"],
                              extra_compile_args=["-ffp-contract=off"]),
                    # no fused multiply-add: the mean-key walk repeats the Python walk's arithmetic bit for bit

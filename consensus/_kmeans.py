@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from segensemble.consensus._metric_norms import unit_csr_row_norms
+
 __all__ = ["weighted_kmeans"]
 
 
@@ -50,8 +52,11 @@ class _Space:
             if np.array_equal(data, np.round(data)):
                 self.integer_total = float(np.abs(data).sum())
             X = X.tocsr()
-            self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, X.shape[0], _BLOCK)]
-                                            or [np.zeros(0)])
+            if G is not None and np.all(data == 1.0):  # an incidence matrix: the same sums, reading G's r x r only
+                self.row_norms = unit_csr_row_norms(X.indptr, X.indices, np.ascontiguousarray(G, dtype=np.float64))
+            else:
+                self.row_norms = np.concatenate([_row_norms(X[i:i + _BLOCK], G)
+                                                 for i in range(0, X.shape[0], _BLOCK)] or [np.zeros(0)])
         else:
             self.row_norms = (X**2).sum(axis=1) if G is None else np.einsum("ij,ij->i", X @ G, X)  # in the metric
 

@@ -180,3 +180,30 @@ def test_row_norms_equal_scipys_row_sums_bit_for_bit():
         for G in (None, A @ A.T, np.abs(A)):
             XG = X if G is None else X @ G
             assert np.array_equal(_row_norms(X, G), np.asarray(X.multiply(XG).sum(axis=1)).ravel())
+
+
+def test_unit_row_norms_equal_the_blocked_expression_bit_for_bit():
+    """On 0/1 rows (an incidence matrix) the compiled ``x G x^T`` makes the additions of ``_row_norms`` in their
+    order, reading only the r x r entries of G a row needs: equal bits, with empty rows, 32- and 64-bit indices,
+    unsorted indices, negative zeros and entries of every magnitude in G; and the space uses it."""
+    from segensemble.consensus._kmeans import _BLOCK, _row_norms, _Space
+    from segensemble.consensus._metric_norms import unit_csr_row_norms
+
+    gen = np.random.default_rng(5)
+    for t in range(40):
+        n, d = int(gen.integers(1, 400)), int(gen.integers(1, 50))
+        X = sp.random(n, d, density=float(gen.uniform(0.01, 0.6)), format="csr", random_state=gen)
+        X.data[:] = 1.0
+        if t % 3 == 1:  # unsorted indices within rows: the stored order is the order of both
+            for i in range(n):
+                seg = slice(X.indptr[i], X.indptr[i + 1])
+                X.indices[seg] = X.indices[seg][::-1]
+        if t % 2:
+            X.indptr, X.indices = X.indptr.astype(np.int64), X.indices.astype(np.int64)
+        G = gen.normal(size=(d, d)) * 10.0 ** gen.integers(-6, 6, (d, d))
+        G[gen.random((d, d)) < 0.1] = -0.0
+        expected = np.concatenate([_row_norms(X[i:i + _BLOCK], G) for i in range(0, n, _BLOCK)])
+        assert unit_csr_row_norms(X.indptr, X.indices, G).tobytes() == expected.tobytes()
+        assert _Space(X, G).row_norms.tobytes() == expected.tobytes()
+    with pytest.raises(ValueError, match="square"):
+        unit_csr_row_norms(X.indptr, X.indices, np.zeros((2, 3)))
