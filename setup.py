@@ -1,4 +1,4 @@
-"""The compiled parts of segensemble (the thinning of boundary maps, the benchmark's
+"""The compiled parts of segensemble (the thinning of boundary maps, codes by first occurrence, the benchmark's
 sparse assignment solver and its threshold sweep's steps, the boundary detector's tree walker and oriented-response
 statistics, the greedy region merger, Felzenszwalb's merge pass, the NMF consensus's update, the k-means metric's
 row norms); everything else is in pyproject.toml."""
@@ -6,6 +6,7 @@ row norms); everything else is in pyproject.toml."""
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.pyx"]),
+                   Extension("segensemble._first_occurrence", ["segensemble/_first_occurrence.pyx"]),
                    Extension("segensemble.evaluation._sparse_assignment",
                              ["segensemble/evaluation/_sparse_assignment.pyx"]),
                    Extension("segensemble.evaluation._sweep_graph", ["segensemble/evaluation/_sweep_graph.pyx"]),

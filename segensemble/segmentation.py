@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from segensemble._first_occurrence import first_occurrence_codes
 from segensemble.validation import check_label_map, describe_value
 from segensemble.errors import InputError
 
@@ -50,13 +51,18 @@ def canonical_codes(labels: np.ndarray, n_labels: int | None = None) -> tuple[np
         rank = np.zeros(top, dtype=np.int64)
         rank[uniq[order]] = np.arange(len(uniq))
         codes = rank[labels].astype(np.int32)
+        old_of_new = uniq[order].astype(np.int64)
+    elif n and labels.dtype.kind in "iu" and labels.min() >= 0 and int(labels.max()) < 2**63:
+        # a wide range (several members' signatures): a hash table of the distinct labels, no sort of n values
+        codes, old_of_new = first_occurrence_codes(np.ascontiguousarray(labels, dtype=np.int64))
+        uniq = old_of_new
     else:
         uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")
         rank = np.empty(len(uniq), dtype=np.int64)
         rank[order] = np.arange(len(uniq))
         codes = rank[inverse.ravel()].astype(np.int32)
-    old_of_new = uniq[order].astype(np.int64)
+        old_of_new = uniq[order].astype(np.int64)
     if n_labels is not None and n_labels > len(uniq):
         unused = np.setdiff1d(np.arange(n_labels), uniq)
         old_of_new = np.concatenate([old_of_new, unused])

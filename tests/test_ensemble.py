@@ -149,6 +149,33 @@ def test_shape_mismatch_rejected():
         Ensemble.from_segmentations([np.zeros((3, 4), int), np.zeros((4, 3), int)])
 
 
+def test_canonical_codes_of_a_wide_range_by_hashing_equal_the_codes_by_sorting():
+    """Labels of a wide range (several members' signatures) are numbered through a hash table that grows with
+    the distinct labels: the codes and old labels of the definition through np.unique, across many growths of the
+    table, heavy repetition, keys up to 2^62, uint64 (above 2^63 through np.unique) and a declared label count."""
+    from segensemble._first_occurrence import first_occurrence_codes
+    from segensemble.segmentation import canonical_codes
+
+    gen = np.random.default_rng(4)
+    for t in range(30):
+        n = int(gen.integers(1, 40000))
+        labels = gen.integers(0, 2**62 if t % 2 else 10**9, size=int(gen.integers(1, n + 1)))
+        labels = labels[gen.integers(0, len(labels), n)]  # every distinct label repeated
+        if t % 5 == 4:
+            labels = labels.astype(np.uint64) + (np.uint64(2**63) if t % 10 == 9 else np.uint64(0))
+        uniq, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.int64)
+        rank[order] = np.arange(len(uniq))
+        codes, old_of_new = canonical_codes(labels)
+        assert np.array_equal(codes, rank[inverse.ravel()]) and codes.dtype == np.int32
+        assert np.array_equal(old_of_new, uniq[order].astype(np.int64)) and old_of_new.dtype == np.int64
+    codes, old = canonical_codes(np.array([10**12, 5, 10**12, 7]), n_labels=9)
+    assert codes.tolist() == [0, 1, 0, 2] and old.tolist() == [10**12, 5, 7, 0, 1, 2, 3, 4, 6, 8]
+    with pytest.raises(ValueError, match="non-negative"):
+        first_occurrence_codes(np.array([3, -2], dtype=np.int64))
+
+
 def test_from_labels_canonical_and_weights():
     ens = Ensemble.from_labels([[3, 0], [3, 1], [8, 1]], weights=[1, 2, 3])
     assert ens.labels.tolist() == [[0, 0], [0, 1], [1, 1]]
