@@ -187,8 +187,8 @@ class Segmentation:
 def signature_codes(columns: list[np.ndarray]) -> np.ndarray:
     """Combine several label columns into one key per row (same key <=> same labels).
 
-    Keys are packed into int64 while they fit and compressed with ``np.unique``
-    otherwise, so any number of members works without overflow.
+    Keys are packed into int64 while they fit and renumbered by first occurrence
+    otherwise (0..distinct-1), so any number of members works without overflow.
 
     Examples
     --------
@@ -199,10 +199,10 @@ def signature_codes(columns: list[np.ndarray]) -> np.ndarray:
     span = int(key.max()) + 1
     for col in columns[1:]:
         k = int(col.max()) + 1
-        if span * k >= 2**62:
-            _, key = np.unique(key, return_inverse=True)
-            key = key.ravel().astype(np.int64)
+        if span * k >= 2**62:  # only which rows are equal matters: any numbering of the distinct keys will do
+            key = first_occurrence_codes(key)[0].astype(np.int64)
             span = int(key.max()) + 1
-        key = key * k + col
+        key *= k  # in place: key is this function's own array (a copy, or fresh codes)
+        key += col
         span *= k
     return key

@@ -176,6 +176,23 @@ def test_canonical_codes_of_a_wide_range_by_hashing_equal_the_codes_by_sorting()
         first_occurrence_codes(np.array([3, -2], dtype=np.int64))
 
 
+def test_signatures_of_many_members_number_the_distinct_rows_by_first_occurrence():
+    """With so many members that the packed key overflows (it is renumbered on the way), the signatures' codes are
+    still the rows' codes by first occurrence: equal codes exactly for equal rows (np.unique over rows)."""
+    from segensemble.segmentation import canonical_codes, signature_codes
+
+    gen = np.random.default_rng(8)
+    for t in range(12):
+        n, m = int(gen.integers(1, 4000)), int(gen.integers(20, 90))
+        base = gen.integers(0, 40, size=(int(gen.integers(1, n + 1)), m))
+        rows = base[gen.integers(0, len(base), n)]  # repeated rows
+        codes, _ = canonical_codes(signature_codes(list(rows.T)))
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+        assert np.array_equal(codes, rank[inverse.ravel()])
+
+
 def test_from_labels_canonical_and_weights():
     ens = Ensemble.from_labels([[3, 0], [3, 1], [8, 1]], weights=[1, 2, 3])
     assert ens.labels.tolist() == [[0, 0], [0, 1], [1, 1]]
