@@ -203,6 +203,6 @@ def signature_codes(columns: list[np.ndarray]) -> np.ndarray:
             key = first_occurrence_codes(key)[0].astype(np.int64)
             span = int(key.max()) + 1
         key *= k  # in place: key is this function's own array (a copy, or fresh codes)
-        key += col
+        np.add(key, col, out=key, casting="unsafe")  # labels of any integer dtype (values below 2^62 here)
         span *= k
     return key

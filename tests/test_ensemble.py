@@ -186,11 +186,12 @@ def test_signatures_of_many_members_number_the_distinct_rows_by_first_occurrence
         n, m = int(gen.integers(1, 4000)), int(gen.integers(20, 90))
         base = gen.integers(0, 40, size=(int(gen.integers(1, n + 1)), m))
         rows = base[gen.integers(0, len(base), n)]  # repeated rows
-        codes, _ = canonical_codes(signature_codes(list(rows.T)))
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
         rank = np.empty(len(first), dtype=np.int64)
         rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-        assert np.array_equal(codes, rank[inverse.ravel()])
+        for dtype in (np.int64, np.int32, np.uint8, np.uint64):  # labels of any integer dtype
+            codes, _ = canonical_codes(signature_codes(list(rows.T.astype(dtype))))
+            assert np.array_equal(codes, rank[inverse.ravel()]), dtype
 
 
 def test_from_labels_canonical_and_weights():
