@@ -206,26 +206,90 @@ def test_correlation_cost_matches_pair_sum():
     assert correlation_cost(ens, z) == pytest.approx(brute)
 
 
-def test_boem_refuses_a_quadratic_run_up_front_and_a_smaller_max_moves_lets_it_run(monkeypatch):
-    from segensemble.consensus import correlation
+def _boem_by_definition(ens, k, steepest: bool, max_moves=None):
+    """BOEM's moves recomputing every gain from the co-association (dense, whole numbers: m * delta), from the
+    same Best-of-K start: the best move of all (ties: smallest object, then cluster) or passes in object order."""
+    H, w, m = ens.incidence.toarray(), ens.weights.astype(np.int64), ens.n_members
+    S = np.rint(H @ H.T).astype(np.int64)  # agreements: m X
+    z = np.unique(consensus.get("bestofk")(n_clusters=k).fit(ens).labels_, return_inverse=True)[1]
+    fixed = k != "auto"
+    cols = z.max() + 1 + (0 if fixed else 1)
+    moves = 0
 
-    L, _ = rpm_ensemble(400, 6, 4, 0.3, rng=1)
-    ens = Ensemble.from_labels(L)
-    n = len(np.unique(L, axis=0))  # BOEM runs on the distinct rows: n x 4 clusters x min(100000, n) moves
-    monkeypatch.setattr(correlation, "BOEM_WORK_LIMIT", 4 * n * n - 1)
-    with pytest.raises(InputError, match=rf"BOEM: {n} distinct objects x 4 clusters x up to {n} moves .*ccpivot"):
-        consensus.get("boem")(n_clusters=4).fit(ens)
-    est = consensus.get("boem")(n_clusters=4, max_moves=n - 1).fit(ens)  # 4 n (n - 1): inside the limit
-    assert est.n_moves_ <= n - 1
+    def gains(i):
+        size = np.bincount(z, weights=w, minlength=cols).astype(np.int64)
+        Q = np.array([m * size[c] - 2 * np.sum(w[z == c] * S[i, z == c]) for c in range(cols)])
+        g = w[i] * (Q - Q[z[i]] - m * w[i])
+        g[z[i]] = np.iinfo(np.int64).max
+        empty = np.flatnonzero(size == 0)
+        if fixed:
+            g[empty] = np.iinfo(np.int64).max
+            if size[z[i]] <= w[i]:
+                g[:] = np.iinfo(np.int64).max
+        else:
+            g[empty[1:]] = np.iinfo(np.int64).max
+        return g
+
+    def move(i, b):
+        nonlocal cols
+        z[i] = b
+        if not fixed and not (np.bincount(z, minlength=cols) == 0).any():
+            cols += 1
+
+    while max_moves is None or moves < max_moves:
+        if steepest:
+            G = np.array([gains(i) for i in range(len(w))])
+            i, b = divmod(int(np.argmin(G)), cols)
+            if G[i, b] >= 0:
+                break
+            move(i, b)
+            moves += 1
+        else:
+            moved = False
+            for i in range(len(w)):
+                g = gains(i)
+                if g.min() < 0 and (max_moves is None or moves < max_moves):
+                    move(i, int(np.argmin(g)))
+                    moves += 1
+                    moved = True
+            if not moved:
+                break
+    return np.unique(z, return_inverse=True)[1], moves
 
 
+@pytest.mark.parametrize("algorithm", ["passes", "steepest"])
 @pytest.mark.parametrize("k", ["auto", 3])
-def test_boem_ends_in_a_local_minimum_below_its_start(k):
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_boem_makes_the_moves_of_its_definition(algorithm, k, seed):
+    """The compiled descents (bounds and heaps for 'steepest') against every gain recomputed from X at every move,
+    with whole object weights (identical objects merged), on noisy members where many gains tie."""
+    L, _ = rpm_ensemble(45, 5, 3, 0.45, rng=seed)
+    L = L[np.sort(np.unique(L, axis=0, return_index=True)[1])]  # distinct rows, as BOEM's atoms, in their order
+    w = np.random.default_rng(seed).integers(1, 6, len(L))
+    ens = Ensemble.from_labels(L, w)
+    want, moves = _boem_by_definition(ens, k, algorithm == "steepest")
+    est = consensus.get("boem")(n_clusters=k, algorithm=algorithm).fit(ens)
+    assert moves > 0 and est.n_moves_ == moves
+    assert np.array_equal(_by_first_occurrence(est.labels_), _by_first_occurrence(want))
+    capped = consensus.get("boem")(n_clusters=k, algorithm=algorithm, max_moves=moves // 2).fit(ens)
+    assert capped.n_moves_ == moves // 2
+    half = _boem_by_definition(ens, k, algorithm == "steepest", moves // 2)[0]
+    assert np.array_equal(_by_first_occurrence(capped.labels_), _by_first_occurrence(half))
+
+
+def _by_first_occurrence(labels):
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    return np.argsort(np.argsort(first))[inverse]
+
+
+@pytest.mark.parametrize("algorithm", ["passes", "steepest"])
+@pytest.mark.parametrize("k", ["auto", 3])
+def test_boem_ends_in_a_local_minimum_below_its_start(k, algorithm):
     from segensemble.consensus.correlation import correlation_cost
 
     L, _ = rpm_ensemble(40, 6, 3, 0.5, rng=2)
     ens = Ensemble.from_labels(L)
-    est = consensus.get("boem")(n_clusters=k).fit(ens)
+    est = consensus.get("boem")(n_clusters=k, algorithm=algorithm).fit(ens)
     start = consensus.get("bestofk")(n_clusters=k).fit(ens).labels_
     z = est.labels_
     assert est.cost_ == pytest.approx(correlation_cost(ens, z))

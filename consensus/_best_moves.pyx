@@ -1,0 +1,370 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, language_level=3
+"""BOEM's moves: passes of each object's best move, or the steepest descent without re-scoring every object.
+
+Passes visit the objects in order; each makes its best move (the cluster
+whose gain is smallest, ties to the smallest) when that lowers the cost,
+and passes repeat until one makes no move: O(nnz(H) K) per pass.
+
+The steepest descent makes the best move of all objects each time. The gain of moving object i (weight w_i) from its cluster a to cluster c,
+scaled by the number of members m (``m * delta`` of :class:`BOEM`), is
+
+    G_i(c) = w_i (Q_i(c) - Q_i(a) - m w_i),   Q_i(c) = m size_c - 2 A_i(c),
+
+with A_i(c) = sum over object i's incidence entries h_{i,col} of
+N[col, c] = sum_{j in c} w_j h_{j,col}. Moving object v (weight w_v) out
+of cluster a into b changes Q_i only in columns a and b, each by at most
+m w_v in absolute value (the agreement of i and v lies between 0 and m), so every
+object's best gain moves by at most 2 m w_i w_v. Every object keeps the
+exact best gain it had when last scored; with W the summed weight of the
+moves since the start, ``key_i - 2 m w_i (W - W_i)`` is a lower bound of
+its best gain now. The objects sit in heaps of weight classes (powers of 2,
+bounded by the class's largest weight, so that order within a heap does not
+change as W grows); a move is chosen by scoring exactly the objects whose
+bound could still beat the best exact gain found, in the order of their
+bounds, until none can: the same move as scoring every object (the smallest
+gain, ties to the smallest object, then the smallest cluster). The moved
+object is re-scored at once (its own cluster changed), and in fixed-K runs
+so is the lone object of a cluster another object joins (it may move again).
+
+With 0/1 incidence entries and whole weights every quantity is a whole
+number below 2^53, so the gains, bounds and comparisons are exact.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY, floor, log2
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+ctypedef long long i64
+
+
+cdef struct Entry:
+    double key      # the order in its heap: gain + 2 m wmax_class W_scored
+    double gain     # the exact best gain when scored
+    double scored   # W when scored
+    i64 obj
+    i64 stamp
+
+
+cdef struct Heap:
+    Entry* items
+    i64 size
+    i64 cap
+    double wmax
+
+
+cdef inline bint _less(Entry a, Entry b) nogil:
+    return a.key < b.key or (a.key == b.key and a.obj < b.obj)
+
+
+cdef int _push(Heap* h, Entry e) noexcept nogil:
+    cdef i64 i, p
+    cdef Entry* grown
+    if h.size == h.cap:
+        grown = <Entry*>realloc(h.items, (2 * h.cap + 16) * sizeof(Entry))
+        if grown == NULL:
+            return -1
+        h.items, h.cap = grown, 2 * h.cap + 16
+    i = h.size
+    h.size += 1
+    while i > 0:
+        p = (i - 1) // 2
+        if not _less(e, h.items[p]):
+            break
+        h.items[i] = h.items[p]
+        i = p
+    h.items[i] = e
+    return 0
+
+
+cdef void _pop(Heap* h) noexcept nogil:
+    cdef i64 i = 0, c
+    cdef Entry last
+    h.size -= 1
+    if h.size == 0:
+        return
+    last = h.items[h.size]
+    while True:
+        c = 2 * i + 1
+        if c >= h.size:
+            break
+        if c + 1 < h.size and _less(h.items[c + 1], h.items[c]):
+            c += 1
+        if not _less(h.items[c], last):
+            break
+        h.items[i] = h.items[c]
+        i = c
+    h.items[i] = last
+
+
+cdef class _Descent:
+    cdef const i64[::1] indptr
+    cdef const i64[::1] indices
+    cdef const double[::1] data
+    cdef const double[::1] w
+    cdef i64[::1] z
+    cdef double m
+    cdef bint fixed_k
+    cdef i64 n, n_cols, k, kcap, cap
+    cdef double* Nt          # Nt[col * kcap + c]
+    cdef double* size
+    cdef i64* count
+    cdef i64* idsum
+    cdef double* scratch
+    cdef i64* stamp
+    cdef i64* heap_of
+    cdef Heap* heaps
+    cdef int n_heaps
+    cdef double W
+
+    def __cinit__(self):
+        self.Nt = self.size = self.scratch = NULL
+        self.count = self.idsum = self.stamp = self.heap_of = NULL
+        self.heaps = NULL
+        self.n_heaps = 0
+
+    def __dealloc__(self):
+        cdef int g
+        free(self.Nt); free(self.size); free(self.scratch)
+        free(self.count); free(self.idsum); free(self.stamp); free(self.heap_of)
+        if self.heaps != NULL:
+            for g in range(self.n_heaps):
+                free(self.heaps[g].items)
+            free(self.heaps)
+
+    cdef int _grow(self, i64 kcap) except -1:
+        """Room for ``kcap`` clusters (columns of Nt, entries of the cluster arrays), the old values kept."""
+        if self.n_cols * kcap > (1 << 28):  # 2 GiB of float64
+            raise MemoryError(f"BOEM: {self.n_cols:,} member clusters x {kcap:,} clusters exceed 2 GiB; use "
+                              f"an integer n_clusters, or ccpivot or kcc")
+        cdef double* Nt = <double*>malloc(max(self.n_cols * kcap, 1) * sizeof(double))
+        cdef double* size = <double*>realloc(self.size, kcap * sizeof(double))
+        if size != NULL:
+            self.size = size
+        cdef i64* count = <i64*>realloc(self.count, kcap * sizeof(i64))
+        if count != NULL:
+            self.count = count
+        cdef i64* idsum = <i64*>realloc(self.idsum, kcap * sizeof(i64))
+        if idsum != NULL:
+            self.idsum = idsum
+        cdef double* scratch = <double*>realloc(self.scratch, kcap * sizeof(double))
+        if scratch != NULL:
+            self.scratch = scratch
+        if Nt == NULL or size == NULL or count == NULL or idsum == NULL or scratch == NULL:
+            free(Nt)
+            raise MemoryError("BOEM: no memory for the cluster tables")
+        cdef i64 col, c
+        memset(Nt, 0, max(self.n_cols * kcap, 1) * sizeof(double))
+        if self.Nt != NULL:
+            for col in range(self.n_cols):
+                memcpy(Nt + col * kcap, self.Nt + col * self.kcap, self.kcap * sizeof(double))
+        free(self.Nt)
+        self.Nt = Nt
+        for c in range(self.kcap, kcap):
+            self.size[c] = 0.0
+            self.count[c] = 0
+            self.idsum[c] = 0
+        self.kcap = kcap
+        return 0
+
+    cdef double _best(self, i64 i, i64* target) noexcept nogil:
+        """Object i's smallest scaled gain over the clusters it may move to (+inf: none), its cluster in target."""
+        cdef i64 a = self.z[i], c, t, col, first_empty = -1
+        cdef double wi = self.w[i], h, best = INFINITY, g, own
+        cdef double* A = self.scratch
+        cdef double* row
+        target[0] = -1
+        if self.fixed_k and self.count[a] <= 1:
+            return INFINITY  # the move would empty its cluster
+        for c in range(self.k):
+            A[c] = 0.0
+        for t in range(self.indptr[i], self.indptr[i + 1]):
+            h = self.data[t]
+            row = self.Nt + self.indices[t] * self.kcap
+            for c in range(self.k):
+                A[c] += h * row[c]
+        own = self.m * self.size[a] - 2.0 * A[a] + self.m * wi
+        for c in range(self.k):
+            if c == a:
+                continue
+            if self.count[c] == 0:
+                if self.fixed_k or first_empty >= 0:
+                    continue  # an empty cluster: only the first stands for a new singleton, and not with fixed K
+                first_empty = c
+            g = wi * (self.m * self.size[c] - 2.0 * A[c] - own)
+            if g < best:
+                best, target[0] = g, c
+        return best
+
+    cdef int _score(self, i64 i) except -1:
+        """Score object i exactly and file it in its weight class's heap (a gain of +inf is not filed)."""
+        cdef i64 target
+        cdef double g = self._best(i, &target)
+        cdef Entry e
+        cdef int cls = self.heap_of[i]
+        self.stamp[i] += 1
+        if g == INFINITY:
+            return 0
+        e.key, e.gain, e.scored = g + 2.0 * self.m * self.heaps[cls].wmax * self.W, g, self.W
+        e.obj, e.stamp = i, self.stamp[i]
+        if _push(&self.heaps[cls], e) != 0:
+            raise MemoryError("BOEM: no memory for the heaps of gains")
+        return 0
+
+    cdef void _move(self, i64 v, i64 b) noexcept nogil:
+        cdef i64 a = self.z[v], t
+        cdef double wv = self.w[v], h
+        cdef double* row
+        for t in range(self.indptr[v], self.indptr[v + 1]):
+            h = wv * self.data[t]
+            row = self.Nt + self.indices[t] * self.kcap
+            row[a] -= h
+            row[b] += h
+        self.size[a] -= wv
+        self.size[b] += wv
+        self.count[a] -= 1
+        self.count[b] += 1
+        self.idsum[a] -= v
+        self.idsum[b] += v
+        self.z[v] = b
+        self.W += wv
+
+    def run(self, i64 max_moves, double tolerance):
+        cdef i64 moves = 0, i, c, best_obj, best_c, target, lone
+        cdef double best_val, g, lb, top_lb
+        cdef int cls, top
+        cdef Entry e
+        for i in range(self.n):
+            self._score(i)
+        while moves < max_moves:
+            best_val, best_obj, best_c = INFINITY, -1, -1
+            while True:
+                top, top_lb = -1, INFINITY
+                for cls in range(self.n_heaps):  # the smallest bound (ties: the smallest object) of all heap tops
+                    while self.heaps[cls].size and self.heaps[cls].items[0].stamp != self.stamp[
+                            self.heaps[cls].items[0].obj]:
+                        _pop(&self.heaps[cls])  # an entry superseded by a later score
+                    if self.heaps[cls].size == 0:
+                        continue
+                    e = self.heaps[cls].items[0]
+                    lb = e.gain - 2.0 * self.m * self.heaps[cls].wmax * (self.W - e.scored)
+                    if top < 0 or lb < top_lb or (lb == top_lb and e.obj < self.heaps[top].items[0].obj):
+                        top, top_lb = cls, lb
+                if top < 0:
+                    break
+                e = self.heaps[top].items[0]
+                if top_lb > best_val or (top_lb == best_val and e.obj >= best_obj):
+                    break  # no object left whose gain could beat (or tie with a smaller index) the best found
+                _pop(&self.heaps[top])
+                g = self._best(e.obj, &target)
+                self.stamp[e.obj] += 1
+                if g != INFINITY:
+                    e.key, e.gain, e.scored = g + 2.0 * self.m * self.heaps[top].wmax * self.W, g, self.W
+                    e.stamp = self.stamp[e.obj]
+                    if _push(&self.heaps[top], e) != 0:
+                        raise MemoryError("BOEM: no memory for the heaps of gains")
+                    if g < best_val or (g == best_val and e.obj < best_obj):
+                        best_val, best_obj, best_c = g, e.obj, target
+            if best_obj < 0 or not best_val < -tolerance:
+                break
+            lone = self.idsum[best_c] if self.fixed_k and self.count[best_c] == 1 else -1
+            if self._apply(best_obj, best_c):  # a singleton move became possible again: every gain may drop
+                for i in range(self.n):
+                    self._score(i)
+            moves += 1
+            self._score(best_obj)
+            if lone >= 0:
+                self._score(lone)  # its cluster no longer holds it alone: it may move
+        return moves
+
+    cdef bint _has_empty(self) noexcept nogil:
+        cdef i64 c
+        for c in range(self.k):
+            if self.count[c] == 0:
+                return True
+        return False
+
+    cdef int _apply(self, i64 v, i64 b) except -1:
+        """Move object v to cluster b; with 'auto', keep one empty cluster (up to cap). 1 when an empty cluster
+        appeared where there was none (cap reached before): a move to a new singleton is possible again."""
+        cdef bint had_empty = (not self.fixed_k) and self._has_empty(), has_empty
+        self._move(v, b)
+        if self.fixed_k:
+            return 0
+        has_empty = self._has_empty()
+        if not has_empty and self.k < self.cap:  # a new empty cluster stands for the next new singleton
+            if self.k == self.kcap:
+                self._grow(2 * self.kcap)
+            self.k += 1
+        return 1 if has_empty and not had_empty else 0
+
+    def passes(self, i64 max_moves, double tolerance):
+        """Each object in turn makes its best move if it lowers the cost; passes until one makes no move."""
+        cdef i64 moves = 0, i, target
+        cdef bint moved = True
+        cdef double g
+        while moved and moves < max_moves:
+            moved = False
+            for i in range(self.n):
+                g = self._best(i, &target)
+                if g < -tolerance:
+                    self._apply(i, target)
+                    moves += 1
+                    moved = True
+                    if moves >= max_moves:
+                        break
+        return moves
+
+
+def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 cap, i64 max_moves,
+               double tolerance, bint steepest=False):
+    """BOEM's moves from labels ``z`` (changed in place, clusters 0..k-1): the number of moves made.
+
+    ``steepest``: the best move of all objects each time (the bounds and heaps above); otherwise passes over the
+    objects in order, each making its own best move when it lowers the cost, until a pass makes none.
+
+    ``indptr``, ``indices``, ``data``: the incidence matrix (CSR, one row per object), ``w`` the objects'
+    weights, ``m`` the number of members; with ``fixed_k`` no move empties a cluster or fills an empty one,
+    otherwise one empty cluster stands for a new singleton and clusters are added up to ``cap``. A move is made
+    while its scaled gain ``m * delta`` is below ``-tolerance``.
+    """
+    cdef _Descent d = _Descent()
+    cdef i64 i, t, n = len(w), wclass
+    cdef double wmax = 0.0
+    d.indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    d.indices = np.ascontiguousarray(indices, dtype=np.int64)
+    d.data = np.ascontiguousarray(data, dtype=np.float64)
+    d.w = np.ascontiguousarray(w, dtype=np.float64)
+    d.z = z
+    d.m, d.fixed_k, d.n, d.k, d.cap, d.W = m, fixed_k, n, k, max(cap, k), 0.0
+    d.n_cols = int(indices.max()) + 1 if len(indices) else 0
+    d.kcap = 0
+    d._grow(max(k + (0 if fixed_k else 1), 1))
+    for i in range(n):
+        d.size[z[i]] += d.w[i]
+        d.count[z[i]] += 1
+        d.idsum[z[i]] += i
+        for t in range(d.indptr[i], d.indptr[i + 1]):
+            d.Nt[d.indices[t] * d.kcap + z[i]] += d.w[i] * d.data[t]
+    if not steepest:
+        return d.passes(max_moves, tolerance)
+    d.stamp = <i64*>malloc(max(n, 1) * sizeof(i64))
+    d.heap_of = <i64*>malloc(max(n, 1) * sizeof(i64))
+    if d.stamp == NULL or d.heap_of == NULL:
+        raise MemoryError("BOEM: no memory for the heaps of gains")
+    for i in range(n):  # class g holds the weights in (2^(g-1), 2^g] (class 0: up to 1)
+        d.stamp[i] = 0
+        wclass = 0 if d.w[i] <= 1.0 else <i64>floor(log2(d.w[i]) - 1e-12) + 1
+        if wclass > 1000:
+            raise ValueError(f"BOEM: an object weight of {d.w[i]} (at most 2^1000 is supported)")
+        d.heap_of[i] = wclass
+        wmax = max(wmax, <double>wclass)
+    d.n_heaps = <int>wmax + 1
+    d.heaps = <Heap*>malloc(d.n_heaps * sizeof(Heap))
+    if d.heaps == NULL:
+        raise MemoryError("BOEM: no memory for the heaps of gains")
+    memset(d.heaps, 0, d.n_heaps * sizeof(Heap))
+    for i in range(d.n_heaps):
+        d.heaps[i].wmax = 2.0 ** i
+    return d.run(max_moves, tolerance)
