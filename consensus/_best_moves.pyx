@@ -32,6 +32,8 @@ number below 2^53, so the gains, bounds and comparisons are exact.
 
 import numpy as np
 
+from segensemble.errors import InputError
+
 from libc.math cimport INFINITY, floor, log2
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -117,6 +119,7 @@ cdef class _Descent:
     cdef Heap* heaps
     cdef int n_heaps
     cdef double W
+    cdef double work, work_limit   # gain entries computed (row entries + 1, times clusters), and their bound
 
     def __cinit__(self):
         self.Nt = self.size = self.scratch = NULL
@@ -177,6 +180,7 @@ cdef class _Descent:
         target[0] = -1
         if self.fixed_k and self.count[a] <= 1:
             return INFINITY  # the move would empty its cluster
+        self.work += <double>(self.indptr[i + 1] - self.indptr[i] + 1) * self.k
         for c in range(self.k):
             A[c] = 0.0
         for t in range(self.indptr[i], self.indptr[i + 1]):
@@ -203,6 +207,7 @@ cdef class _Descent:
         cdef double g = self._best(i, &target)
         cdef Entry e
         cdef int cls = self.heap_of[i]
+        self._check_work()
         self.stamp[i] += 1
         if g == INFINITY:
             return 0
@@ -258,6 +263,7 @@ cdef class _Descent:
                     break  # no object left whose gain could beat (or tie with a smaller index) the best found
                 _pop(&self.heaps[top])
                 g = self._best(e.obj, &target)
+                self._check_work()
                 self.stamp[e.obj] += 1
                 if g != INFINITY:
                     e.key, e.gain, e.scored = g + 2.0 * self.m * self.heaps[top].wmax * self.W, g, self.W
@@ -277,6 +283,14 @@ cdef class _Descent:
             if lone >= 0:
                 self._score(lone)  # its cluster no longer holds it alone: it may move
         return moves
+
+    cdef int _check_work(self) except -1:
+        if self.work > self.work_limit:
+            raise InputError(f"BOEM: {self.work:.1e} gain entries scored with {self.k:,} clusters open, above the "
+                             f"limit of {self.work_limit:.1e} (half a minute on one core here; with n_clusters='auto' "
+                             f"every move may open a new singleton and every object is scored against every "
+                             f"cluster); give an integer n_clusters (linear in n), or use ccpivot or kcc")
+        return 0
 
     cdef bint _has_empty(self) noexcept nogil:
         cdef i64 c
@@ -308,6 +322,7 @@ cdef class _Descent:
             moved = False
             for i in range(self.n):
                 g = self._best(i, &target)
+                self._check_work()
                 if g < -tolerance:
                     self._apply(i, target)
                     moves += 1
@@ -318,11 +333,13 @@ cdef class _Descent:
 
 
 def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 cap, i64 max_moves,
-               double tolerance, bint steepest=False):
+               double tolerance, bint steepest=False, double work_limit=INFINITY):
     """BOEM's moves from labels ``z`` (changed in place, clusters 0..k-1): the number of moves made.
 
     ``steepest``: the best move of all objects each time (the bounds and heaps above); otherwise passes over the
     objects in order, each making its own best move when it lowers the cost, until a pass makes none.
+    ``work_limit``: the most gain entries (each object's incidence entries + 1, times the open clusters, per
+    scoring) to compute before giving up with an :class:`~segensemble.errors.InputError`.
 
     ``indptr``, ``indices``, ``data``: the incidence matrix (CSR, one row per object), ``w`` the objects'
     weights, ``m`` the number of members; with ``fixed_k`` no move empties a cluster or fills an empty one,
@@ -338,6 +355,7 @@ def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 c
     d.w = np.ascontiguousarray(w, dtype=np.float64)
     d.z = z
     d.m, d.fixed_k, d.n, d.k, d.cap, d.W = m, fixed_k, n, k, max(cap, k), 0.0
+    d.work, d.work_limit = 0.0, work_limit
     d.n_cols = int(indices.max()) + 1 if len(indices) else 0
     d.kcap = 0
     d._grow(max(k + (0 if fixed_k else 1), 1))

@@ -25,6 +25,12 @@ from segensemble.errors import InputError
 
 __all__ = ["CCPivot", "BOEM", "correlation_cost", "coassociation_degrees", "member_cluster_weights", "member_rows"]
 
+#: Most gain entries BOEM computes (per scoring of an object: its incidence entries + 1, times the open clusters)
+#: before it gives up with an error: half a minute on one core here. Integer K stays far below it (10^6 objects,
+#: m = 10, K = 10: 1.4 s); with n_clusters='auto' every move may open a new singleton (10^5 RPM objects: 3 320
+#: clusters, 17 s), and 10^6 such objects would score for hours: they stop after 28 s with 11 663 clusters open.
+BOEM_WORK_LIMIT = 6e10
+
 def member_cluster_weights(ensemble) -> np.ndarray:
     """``H^T w``: the weight of every member cluster, one ``bincount`` per member (the sparse product's sums).
 
@@ -264,7 +270,9 @@ class BOEM(ConsensusClusterer):
     algorithm : {'passes', 'steepest'}, default 'passes'
         The order of the moves (above).
     max_moves : int or None, default None
-        Moves at most (None: until no move improves).
+        Moves at most (None: until no move improves). A fit that would score more than
+        :data:`BOEM_WORK_LIMIT` gain entries (half a minute; with ``'auto'`` and many new singletons) stops
+        with an error naming ccpivot and kcc.
     refine : bool or int, default False
 
     Attributes
@@ -310,7 +318,8 @@ class BOEM(ConsensusClusterer):
         cap = k if fixed_k else k + min(max_moves, len(w)) + 1  # every move opens at most one cluster
         # with 'auto' one empty cluster stands for a new singleton; a move made while m * delta < -1e-12 m
         self.n_moves_ = best_moves(H.indptr, H.indices, H.data, w, float(m), z, k if fixed_k else k + 1, fixed_k,
-                                   cap, max_moves, 1e-12 * m, steepest=self.algorithm == "steepest")
+                                   cap, max_moves, 1e-12 * m, steepest=self.algorithm == "steepest",
+                                   work_limit=BOEM_WORK_LIMIT)
         z = np.unique(z, return_inverse=True)[1]
         self.cost_ = correlation_cost(ensemble, z)
         return z

@@ -283,6 +283,22 @@ def _by_first_occurrence(labels):
 
 
 @pytest.mark.parametrize("algorithm", ["passes", "steepest"])
+def test_boem_gives_up_with_one_line_past_its_work_limit(monkeypatch, algorithm):
+    """With 'auto' the descent may open a singleton at every move: past BOEM_WORK_LIMIT gain entries it stops
+    with an InputError naming the ways out, instead of scoring for hours."""
+    from segensemble.consensus import correlation
+
+    L, _ = rpm_ensemble(300, 6, 4, 0.3, rng=1)
+    full = consensus.get("boem")(algorithm=algorithm).fit(L)
+    monkeypatch.setattr(correlation, "BOEM_WORK_LIMIT", 2000.0)
+    with pytest.raises(InputError, match=r"BOEM: .* gain entries scored with .* clusters open, above the limit of "
+                                         r"2\.0e\+03 .*integer n_clusters.*ccpivot or kcc"):
+        consensus.get("boem")(algorithm=algorithm).fit(L)
+    monkeypatch.setattr(correlation, "BOEM_WORK_LIMIT", 1e12)
+    assert np.array_equal(consensus.get("boem")(algorithm=algorithm).fit(L).labels_, full.labels_)
+
+
+@pytest.mark.parametrize("algorithm", ["passes", "steepest"])
 @pytest.mark.parametrize("k", ["auto", 3])
 def test_boem_ends_in_a_local_minimum_below_its_start(k, algorithm):
     from segensemble.consensus.correlation import correlation_cost
