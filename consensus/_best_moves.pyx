@@ -287,9 +287,9 @@ cdef class _Descent:
     cdef int _check_work(self) except -1:
         if self.work > self.work_limit:
             raise InputError(f"BOEM: {self.work:.1e} gain entries scored with {self.k:,} clusters open, above the "
-                             f"limit of {self.work_limit:.1e} (half a minute on one core here; with n_clusters='auto' "
-                             f"every move may open a new singleton and every object is scored against every "
-                             f"cluster); give an integer n_clusters (linear in n), or use ccpivot or kcc")
+                             f"limit of {self.work_limit:.1e} (half a minute on one core here; every object is "
+                             f"scored against every open cluster, and with n_clusters='auto' every move may open a "
+                             f"new singleton); give a smaller integer n_clusters, or use ccpivot or kcc")
         return 0
 
     cdef bint _has_empty(self) noexcept nogil:
