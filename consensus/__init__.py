@@ -39,7 +39,7 @@ def abstaining_methods() -> list[str]:
 
     Examples
     --------
-    >>> "vote" in abstaining_methods(), "bestofk" in abstaining_methods()
+    >>> "vote" in abstaining_methods(), "cbpce" in abstaining_methods()
     (True, False)
     """
     return methods_with("abstain")

@@ -26,6 +26,17 @@ gain, ties to the smallest object, then the smallest cluster). The moved
 object is re-scored at once (its own cluster changed), and in fixed-K runs
 so is the lone object of a cluster another object joins (it may move again).
 
+With members that abstain (``col_member`` given: the member of every
+incidence column), m size_c becomes the sum, over the members that label
+object i, of the weight of cluster c's objects that member labels
+(S[j, c]), and m w_i becomes m_i w_i with m_i those members' number: each
+member's disagreements count on the pairs it labels, the cost of
+:func:`~segensemble.consensus.correlation.correlation_cost`. A move of v
+still changes Q_i by at most m w_v, so the bounds hold as they are.
+Objects that start unlabelled (``z = -1``) are first placed, one by one in
+index order, in the open cluster whose Q_i is smallest given those placed
+before (ties: the smallest cluster; never a new one).
+
 With 0/1 incidence entries and whole weights every quantity is a whole
 number below 2^53, so the gains, bounds and comparisons are exact.
 """
@@ -107,9 +118,12 @@ cdef class _Descent:
     cdef const double[::1] w
     cdef i64[::1] z
     cdef double m
-    cdef bint fixed_k
-    cdef i64 n, n_cols, k, kcap, cap
+    cdef bint fixed_k, abstains
+    cdef const i64[::1] col_member
+    cdef i64 n, n_cols, n_members, k, kcap, cap
     cdef double* Nt          # Nt[col * kcap + c]
+    cdef double* Sm          # Sm[j * kcap + c]: the weight of cluster c's objects member j labels (abstaining only)
+    cdef double* B           # the sum of Sm over the members labelling the object scored (abstaining only)
     cdef double* size
     cdef i64* count
     cdef i64* idsum
@@ -122,14 +136,14 @@ cdef class _Descent:
     cdef double work, work_limit   # gain entries computed (row entries + 1, times clusters), and their bound
 
     def __cinit__(self):
-        self.Nt = self.size = self.scratch = NULL
+        self.Nt = self.size = self.scratch = self.Sm = self.B = NULL
         self.count = self.idsum = self.stamp = self.heap_of = NULL
         self.heaps = NULL
         self.n_heaps = 0
 
     def __dealloc__(self):
         cdef int g
-        free(self.Nt); free(self.size); free(self.scratch)
+        free(self.Nt); free(self.size); free(self.scratch); free(self.Sm); free(self.B)
         free(self.count); free(self.idsum); free(self.stamp); free(self.heap_of)
         if self.heaps != NULL:
             for g in range(self.n_heaps):
@@ -154,16 +168,19 @@ cdef class _Descent:
         cdef double* scratch = <double*>realloc(self.scratch, kcap * sizeof(double))
         if scratch != NULL:
             self.scratch = scratch
-        if Nt == NULL or size == NULL or count == NULL or idsum == NULL or scratch == NULL:
+        cdef double* B = <double*>realloc(self.B, kcap * sizeof(double))
+        if B != NULL:
+            self.B = B
+        if Nt == NULL or size == NULL or count == NULL or idsum == NULL or scratch == NULL or B == NULL:
             free(Nt)
             raise MemoryError("BOEM: no memory for the cluster tables")
-        cdef i64 col, c
-        memset(Nt, 0, max(self.n_cols * kcap, 1) * sizeof(double))
-        if self.Nt != NULL:
-            for col in range(self.n_cols):
-                memcpy(Nt + col * kcap, self.Nt + col * self.kcap, self.kcap * sizeof(double))
-        free(self.Nt)
-        self.Nt = Nt
+        self.Nt = self._widened(self.Nt, Nt, self.n_cols, kcap)
+        if self.abstains:
+            Sm = <double*>malloc(max(self.n_members * kcap, 1) * sizeof(double))
+            if Sm == NULL:
+                raise MemoryError("BOEM: no memory for the cluster tables")
+            self.Sm = self._widened(self.Sm, Sm, self.n_members, kcap)
+        cdef i64 c
         for c in range(self.kcap, kcap):
             self.size[c] = 0.0
             self.count[c] = 0
@@ -171,16 +188,23 @@ cdef class _Descent:
         self.kcap = kcap
         return 0
 
-    cdef double _best(self, i64 i, i64* target) noexcept nogil:
-        """Object i's smallest scaled gain over the clusters it may move to (+inf: none), its cluster in target."""
-        cdef i64 a = self.z[i], c, t, col, first_empty = -1
-        cdef double wi = self.w[i], h, best = INFINITY, g, own
+    cdef double* _widened(self, double* old, double* new, i64 rows, i64 kcap) noexcept nogil:
+        """``new`` (rows x kcap) zeroed, with the rows x self.kcap values of ``old`` copied in; ``old`` freed."""
+        cdef i64 r
+        memset(new, 0, max(rows * kcap, 1) * sizeof(double))
+        if old != NULL:
+            for r in range(rows):
+                memcpy(new + r * kcap, old + r * self.kcap, self.kcap * sizeof(double))
+        free(old)
+        return new
+
+    cdef double _tables(self, i64 i) noexcept nogil:
+        """A_i(c) into scratch and, with abstaining members, the sizes as those labelling i see them into B;
+        returns the number of members labelling i (m without abstentions)."""
+        cdef i64 c, t
+        cdef double h
         cdef double* A = self.scratch
         cdef double* row
-        target[0] = -1
-        if self.fixed_k and self.count[a] <= 1:
-            return INFINITY  # the move would empty its cluster
-        self.work += <double>(self.indptr[i + 1] - self.indptr[i] + 1) * self.k
         for c in range(self.k):
             A[c] = 0.0
         for t in range(self.indptr[i], self.indptr[i + 1]):
@@ -188,7 +212,31 @@ cdef class _Descent:
             row = self.Nt + self.indices[t] * self.kcap
             for c in range(self.k):
                 A[c] += h * row[c]
-        own = self.m * self.size[a] - 2.0 * A[a] + self.m * wi
+        if not self.abstains:
+            return self.m
+        for c in range(self.k):
+            self.B[c] = 0.0
+        for t in range(self.indptr[i], self.indptr[i + 1]):
+            row = self.Sm + self.col_member[self.indices[t]] * self.kcap
+            for c in range(self.k):
+                self.B[c] += row[c]
+        return <double>(self.indptr[i + 1] - self.indptr[i])
+
+    cdef inline double _seen(self, i64 c) noexcept nogil:
+        """m size_c, or with abstaining members its sum over those labelling the object last tabled."""
+        return self.B[c] if self.abstains else self.m * self.size[c]
+
+    cdef double _best(self, i64 i, i64* target) noexcept nogil:
+        """Object i's smallest scaled gain over the clusters it may move to (+inf: none), its cluster in target."""
+        cdef i64 a = self.z[i], c, first_empty = -1
+        cdef double wi = self.w[i], best = INFINITY, g, own, mi
+        cdef double* A = self.scratch
+        target[0] = -1
+        if self.fixed_k and self.count[a] <= 1:
+            return INFINITY  # the move would empty its cluster
+        self.work += <double>(self.indptr[i + 1] - self.indptr[i] + 1) * self.k
+        mi = self._tables(i)
+        own = self._seen(a) - 2.0 * A[a] + mi * wi
         for c in range(self.k):
             if c == a:
                 continue
@@ -196,7 +244,7 @@ cdef class _Descent:
                 if self.fixed_k or first_empty >= 0:
                     continue  # an empty cluster: only the first stands for a new singleton, and not with fixed K
                 first_empty = c
-            g = wi * (self.m * self.size[c] - 2.0 * A[c] - own)
+            g = wi * (self._seen(c) - 2.0 * A[c] - own)
             if g < best:
                 best, target[0] = g, c
         return best
@@ -217,23 +265,42 @@ cdef class _Descent:
             raise MemoryError("BOEM: no memory for the heaps of gains")
         return 0
 
-    cdef void _move(self, i64 v, i64 b) noexcept nogil:
-        cdef i64 a = self.z[v], t
-        cdef double wv = self.w[v], h
-        cdef double* row
+    cdef void _shift(self, i64 v, i64 c, double sign) noexcept nogil:
+        """Add object v to cluster c's tables (sign 1) or take it out (sign -1)."""
+        cdef i64 t
+        cdef double wv = sign * self.w[v]
         for t in range(self.indptr[v], self.indptr[v + 1]):
-            h = wv * self.data[t]
-            row = self.Nt + self.indices[t] * self.kcap
-            row[a] -= h
-            row[b] += h
-        self.size[a] -= wv
-        self.size[b] += wv
-        self.count[a] -= 1
-        self.count[b] += 1
-        self.idsum[a] -= v
-        self.idsum[b] += v
+            self.Nt[self.indices[t] * self.kcap + c] += wv * self.data[t]
+            if self.abstains:
+                self.Sm[self.col_member[self.indices[t]] * self.kcap + c] += wv
+        self.size[c] += wv
+        self.count[c] += <i64>sign
+        self.idsum[c] += <i64>sign * v
+
+    cdef void _move(self, i64 v, i64 b) noexcept nogil:
+        self._shift(v, self.z[v], -1.0)
+        self._shift(v, b, 1.0)
         self.z[v] = b
-        self.W += wv
+        self.W += self.w[v]
+
+    cdef int _place(self, i64 i) except -1:
+        """Put the unplaced object i in the open cluster of smallest Q_i (ties: the smallest cluster)."""
+        cdef i64 c, best_c = -1
+        cdef double q, best = INFINITY
+        self.work += <double>(self.indptr[i + 1] - self.indptr[i] + 1) * self.k
+        self._check_work()
+        self._tables(i)
+        for c in range(self.k):
+            if self.count[c] == 0:
+                continue
+            q = self._seen(c) - 2.0 * self.scratch[c]
+            if best_c < 0 or q < best:
+                best, best_c = q, c
+        if best_c < 0:
+            best_c = 0  # nothing placed yet: the first object opens cluster 0
+        self._shift(i, best_c, 1.0)
+        self.z[i] = best_c
+        return 0
 
     def run(self, i64 max_moves, double tolerance):
         cdef i64 moves = 0, i, c, best_obj, best_c, target, lone
@@ -333,7 +400,7 @@ cdef class _Descent:
 
 
 def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 cap, i64 max_moves,
-               double tolerance, bint steepest=False, double work_limit=INFINITY):
+               double tolerance, bint steepest=False, double work_limit=INFINITY, col_member=None):
     """BOEM's moves from labels ``z`` (changed in place, clusters 0..k-1): the number of moves made.
 
     ``steepest``: the best move of all objects each time (the bounds and heaps above); otherwise passes over the
@@ -344,7 +411,9 @@ def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 c
     ``indptr``, ``indices``, ``data``: the incidence matrix (CSR, one row per object), ``w`` the objects'
     weights, ``m`` the number of members; with ``fixed_k`` no move empties a cluster or fills an empty one,
     otherwise one empty cluster stands for a new singleton and clusters are added up to ``cap``. A move is made
-    while its scaled gain ``m * delta`` is below ``-tolerance``.
+    while its scaled gain ``m * delta`` is below ``-tolerance``. ``col_member``: with members that abstain, the
+    member of every incidence column (each row then holds one 0/1 entry per member labelling the object). Objects
+    with ``z = -1`` are placed before any move (module docstring).
     """
     cdef _Descent d = _Descent()
     cdef i64 i, t, n = len(w), wclass
@@ -357,14 +426,17 @@ def best_moves(indptr, indices, data, w, double m, z, int k, bint fixed_k, i64 c
     d.m, d.fixed_k, d.n, d.k, d.cap, d.W = m, fixed_k, n, k, max(cap, k), 0.0
     d.work, d.work_limit = 0.0, work_limit
     d.n_cols = int(indices.max()) + 1 if len(indices) else 0
+    d.abstains = col_member is not None
+    d.col_member = np.ascontiguousarray(col_member if d.abstains else np.zeros(0), dtype=np.int64)
+    d.n_members = int(np.max(d.col_member, initial=-1)) + 1
     d.kcap = 0
     d._grow(max(k + (0 if fixed_k else 1), 1))
     for i in range(n):
-        d.size[z[i]] += d.w[i]
-        d.count[z[i]] += 1
-        d.idsum[z[i]] += i
-        for t in range(d.indptr[i], d.indptr[i + 1]):
-            d.Nt[d.indices[t] * d.kcap + z[i]] += d.w[i] * d.data[t]
+        if z[i] >= 0:
+            d._shift(i, z[i], 1.0)
+    for i in range(n):
+        if z[i] < 0:
+            d._place(i)
     if not steepest:
         return d.passes(max_moves, tolerance)
     d.stamp = <i64*>malloc(max(n, 1) * sizeof(i64))

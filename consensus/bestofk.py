@@ -6,11 +6,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from segensemble.consensus._base import ConsensusClusterer
+from segensemble.consensus._base import Capabilities, ConsensusClusterer
+from segensemble.consensus._best_moves import best_moves
 from segensemble.consensus._linkage import clusters_to_k
 from segensemble.consensus._registry import REGISTRY
 
-__all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member", "disagreement_shares"]
+__all__ = ["BestOfK", "mirkin_distance_matrix", "medoid_member", "disagreement_shares", "completed_member",
+           "column_members"]
 
 #: Objects :func:`mirkin_distance_matrix` counts at a time when its sums are exact in any order (whole weights).
 MIRKIN_BLOCK = 16384
@@ -134,6 +136,41 @@ def medoid_member(ensemble, n_clusters="auto"):
     return int(cand[np.argmin(cost[cand])]), cost
 
 
+def column_members(ensemble) -> np.ndarray:
+    """The member of every incidence column (member cluster).
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> column_members(Ensemble.from_labels([[0, 0], [1, 0], [2, -1]])).tolist()
+    [0, 0, 0, 1]
+    """
+    return np.repeat(np.arange(ensemble.n_members), np.diff(ensemble.offsets))
+
+
+def completed_member(ensemble, j: int) -> np.ndarray:
+    """Member j's labels with every object it leaves unlabelled placed in one of its clusters.
+
+    The objects go one by one, in index order, to the cluster whose correlation-clustering cost with the
+    members that label them is smallest given those placed before (ties: the smallest cluster): the start of
+    :class:`~segensemble.consensus.correlation.BOEM`'s moves (:mod:`segensemble.consensus._best_moves`). Each
+    member's disagreements count on the pairs it labels, as in
+    :func:`~segensemble.consensus.correlation.correlation_cost`.
+
+    Examples
+    --------
+    >>> from segensemble import Ensemble
+    >>> ens = Ensemble.from_labels([[0, 0, 0], [0, 0, 0], [-1, 1, 1], [1, 1, 1]])
+    >>> completed_member(ens, 0).tolist()  # object 2 sides with object 3 in both other members
+    [0, 0, 1, 1]
+    """
+    z = np.array(ensemble.labels[:, j], dtype=np.int64)
+    H, k = ensemble.incidence.tocsr(), int(z.max()) + 1
+    best_moves(H.indptr, H.indices, H.data, ensemble.weights, float(ensemble.n_members), z, k, True, k, 0, 0.0,
+               col_member=column_members(ensemble) if ensemble.abstains else None)
+    return z
+
+
 @REGISTRY.register("bestofk")
 class BestOfK(ConsensusClusterer):
     """Best-of-K: return the input partition with the smallest summed Mirkin distance.
@@ -147,6 +184,11 @@ class BestOfK(ConsensusClusterer):
     fewer, the medoid's least-associated objects start new clusters until
     there are K) — the same step that brings CC-Pivot to K. ``best_member_``
     is then the member that was merged or split.
+
+    With members that abstain, the medoid is taken over the pairs each two
+    members both label (:func:`medoid_member`; a member that labels nothing
+    never competes), and the objects it leaves unlabelled join its clusters
+    one by one where they cost least (:func:`completed_member`).
 
     Parameters
     ----------
@@ -172,15 +214,19 @@ class BestOfK(ConsensusClusterer):
     ([0, 0, 1, 1], 0)
     """
 
+    capabilities = Capabilities(abstain=True)
+
     def _fit(self, ensemble):
         best, cost = medoid_member(ensemble, self.n_clusters)
         self.mirkin_costs_ = cost
+        member = (lambda j: completed_member(ensemble, j)) if ensemble.abstains else (lambda j: ensemble.labels[:, j])
         if best is not None or self.n_clusters == "auto":
             self.best_member_ = best
-            return ensemble.labels[:, best]
+            return member(best)
         # no member has K clusters: the medoid of those with more, merged down to K (else of all, split up to K)
         k = min(int(self.n_clusters), ensemble.n_objects)
-        more = np.flatnonzero(np.asarray(ensemble.n_clusters) > k)
-        cand = more if len(more) else np.arange(ensemble.n_members)
+        ks = np.asarray(ensemble.n_clusters)
+        more = np.flatnonzero(ks > k)
+        cand = more if len(more) else np.flatnonzero(ks > 0)
         self.best_member_ = int(cand[np.argmin(cost[cand])])
-        return clusters_to_k(ensemble, ensemble.labels[:, self.best_member_], k)
+        return clusters_to_k(ensemble, member(self.best_member_), k)

@@ -19,7 +19,7 @@ from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, Consen
 from segensemble.consensus._best_moves import best_moves
 from segensemble.consensus._linkage import clusters_to_k, member_contingency
 from segensemble.consensus._memory import check_dense
-from segensemble.consensus.bestofk import BestOfK
+from segensemble.consensus.bestofk import BestOfK, column_members
 from segensemble.consensus._registry import REGISTRY
 from segensemble.errors import InputError
 
@@ -264,6 +264,11 @@ class BOEM(ConsensusClusterer):
     open a new one, so the result keeps the number of clusters of the start
     (K when a member has K clusters, as Best-of-K).
 
+    With members that abstain, each member's disagreements count on the
+    pairs it labels (:func:`correlation_cost`): the gains use, for every
+    member labelling the object, the weight of each cluster's objects that
+    member labels, and the start is Best-of-K's completed medoid.
+
     Parameters
     ----------
     n_clusters : int or 'auto', default 'auto'
@@ -292,7 +297,7 @@ class BOEM(ConsensusClusterer):
     [0, 0, 1, 1]
     """
 
-    capabilities = Capabilities(distinct_rows=True)
+    capabilities = Capabilities(distinct_rows=True, abstain=True)
     _parameter_constraints: dict = {
         "n_clusters": N_CLUSTERS,
         "algorithm": [StrOptions({"passes", "steepest"})],
@@ -319,7 +324,8 @@ class BOEM(ConsensusClusterer):
         # with 'auto' one empty cluster stands for a new singleton; a move made while m * delta < -1e-12 m
         self.n_moves_ = best_moves(H.indptr, H.indices, H.data, w, float(m), z, k if fixed_k else k + 1, fixed_k,
                                    cap, max_moves, 1e-12 * m, steepest=self.algorithm == "steepest",
-                                   work_limit=BOEM_WORK_LIMIT)
+                                   work_limit=BOEM_WORK_LIMIT,
+                                   col_member=column_members(ensemble) if ensemble.abstains else None)
         z = np.unique(z, return_inverse=True)[1]
         self.cost_ = correlation_cost(ensemble, z)
         return z
