@@ -89,6 +89,7 @@ class EM(ConsensusClusterer):
         n, m = len(w), len(columns)
         incidence_t = incidence_t_dot(ensemble)
         labels_all = [bool(lab.min() >= 0) for lab in columns]  # members that label every object
+        said = [None if full else np.flatnonzero(lab >= 0) for lab, full in zip(columns, labels_all)]
         R = np.zeros((n, k))
         R[np.arange(n), start] = 1.0
         last = -np.inf
@@ -105,21 +106,19 @@ class EM(ConsensusClusterer):
                 if ks[j] == 0:  # a member that labels nothing
                     log_theta.append(None)
                     continue
-                tj = tot if labels_all[j] else Rw[columns[j] >= 0].sum(axis=0)  # the objects it labels
+                tj = tot if labels_all[j] else np.take(Rw, said[j], axis=0).sum(axis=0)  # the objects it labels
                 theta = (counts[off[j]:off[j + 1]] + self.smoothing) / (tj + ks[j] * self.smoothing)[None, :]
-                log_theta.append(np.log(theta))
+                # an abstaining member's table gets a row of zeros after its last label, read for -1 by 'wrap'
+                # (adding 0.0 leaves a sum of logs as it is)
+                log_theta.append(np.log(theta) if labels_all[j] else np.vstack([np.log(theta), np.zeros((1, k))]))
             for s in range(0, n, EM_BLOCK):  # the E step, EM_BLOCK rows at a time (in cache): the same operations
                 lp, rows = logp[s:s + EM_BLOCK], slice(s, s + EM_BLOCK)
                 lp[:] = np.log(alpha)  # np.tile(np.log(alpha), (n, 1))
                 for j, lt in enumerate(log_theta):
                     if lt is None:
                         continue
-                    lj = columns[j][rows]
-                    if labels_all[j]:  # logp += np.log(theta)[lj]
-                        lp += np.take(lt, lj, axis=0, mode="clip")  # labels in range: unbuffered
-                    else:
-                        at = lj >= 0
-                        lp[at] += lt[lj[at]]
+                    # logp += np.log(theta)[lj] where member j labels (labels in range: unbuffered)
+                    lp += np.take(lt, columns[j][rows], axis=0, mode="clip" if labels_all[j] else "wrap")
                 t = lp.max(axis=1, keepdims=True)
                 lik = np.exp(np.subtract(lp, t, out=lp), out=lp)  # np.exp(logp - top)
                 nm = lik.sum(axis=1, keepdims=True)
