@@ -20,6 +20,7 @@ from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
 from segensemble.consensus._memory import check_dense, check_eigen
 from segensemble.consensus._incidence import _transposed, scaled
+from segensemble.consensus._incomplete_kmeans import incomplete_lloyd, partial_member_starts
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters", "basic_start", "MEMBER_STARTS_ROWS"]
 
@@ -219,7 +220,8 @@ class _KMeansConsensus(ConsensusClusterer):
 
     Objects with identical label rows are one weighted point (summed weights): the same k-means, exactly, on
     fewer points (about half as many at n = 10^6 under the random perturbation model). A member that leaves an
-    object unlabelled has no indicator in its row of H: it pulls the object towards none of its clusters.
+    object unlabelled has no indicator in its row of H: it pulls the object towards none of its clusters (Basic;
+    KCC measures such an object over the members that label it).
     """
 
     capabilities = Capabilities(distinct_rows=True, abstain=True)
@@ -360,6 +362,15 @@ class KCC(_KMeansConsensus):
 
     The members' one-hot encodings are concatenated and clustered with
     weighted k-means (Euclidean), as the baseline KCC of Zhou et al. 2023.
+    With members that abstain, Lloyd's iterations of KCC with incomplete
+    basic partitions (Wu et al. 2015): an object's distance to a cluster sums
+    over the members that label it, and a member's part of a centroid
+    averages the cluster's objects it labels
+    (:func:`segensemble.consensus._incomplete_kmeans.incomplete_lloyd`). They
+    start from the first ``n_init`` members with K clusters (None: one; the
+    objects a member leaves out are placed by the first assignment), the
+    lowest cost kept; without such a member, or with ``init='random'`` or
+    ``'k-means++'``, from the k-means on H.
 
     Parameters
     ----------
@@ -380,5 +391,11 @@ class KCC(_KMeansConsensus):
 
     def _fit(self, ensemble):
         k = _resolve_k(self, ensemble)
-        labels, self.inertia_ = _kmeans(self, ensemble.incidence, ensemble, k)
+        if not ensemble.abstains:
+            labels, self.inertia_ = _kmeans(self, ensemble.incidence, ensemble, k)
+            return labels
+        starts = partial_member_starts(ensemble, k, self.n_init) if self.init == "members" else []
+        if not starts:  # no member with K clusters, or init='random' / 'k-means++': the k-means on H as the start
+            starts = [_kmeans(self, ensemble.incidence, ensemble, k)[0]]
+        labels, self.inertia_ = min((incomplete_lloyd(ensemble, z, k) for z in starts), key=lambda run: run[1])
         return labels

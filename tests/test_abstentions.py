@@ -213,3 +213,33 @@ def test_sccc_counts_the_members_that_label_both_components_and_disagree():
     L = np.array([[0, 0, 0], [0, 0, -1], [1, 1, 1], [1, -1, 1], [0, -1, 0]])
     est = consensus.get("sccc")(n_clusters=2).fit(L)
     assert est.labels_.tolist() == [0, 0, 1, 1, 0] and est.gap_scores_ == {0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kcc_ends_at_a_fixed_point_of_the_distance_over_the_members_that_label(seed):
+    """KCC with incomplete basic partitions (Wu et al. 2015), from the definition: every object is in a cluster
+    whose summed squared distance to it, over the members labelling it, of that member's centroid over the
+    cluster's objects it labels, is the smallest; the inertia is that distance summed."""
+    L = _with_abstentions(seed, n=80, rate=0.3)
+    est = consensus.get("kcc")(n_clusters=3).fit(L)
+    z = est.labels_
+    d = np.zeros((len(L), z.max() + 1))
+    for j in range(L.shape[1]):
+        onehot = np.eye(L[:, j].max() + 1)[np.maximum(L[:, j], 0)]
+        for c in range(z.max() + 1):
+            inside = (z == c) & (L[:, j] >= 0)
+            centroid = onehot[inside].mean(axis=0) if inside.any() else np.zeros(onehot.shape[1])
+            d[:, c] += np.where(L[:, j] >= 0, ((onehot - centroid) ** 2).sum(axis=1), 0.0)
+    assert np.all(d[np.arange(len(z)), z] <= d.min(axis=1) + 1e-9)
+    assert est.inertia_ == pytest.approx(d[np.arange(len(z)), z].sum())
+
+
+def test_kcc_on_abstaining_members_recovers_what_basic_recovers():
+    """The distance over the members that label an object, not a zero indicator where a member abstains: on
+    10^5 RPM objects with a fifth of the labels left out, KCC finds the truth as Basic does (0.849 before)."""
+    from sklearn.metrics import adjusted_rand_score
+
+    L, truth = rpm_ensemble(100_000, 10, 10, 0.3, rng=0)
+    L = np.where(np.random.default_rng(1).random(L.shape) < 0.2, -1, L.astype(np.int64))
+    L[L.max(axis=1) < 0, 0] = truth[L.max(axis=1) < 0]
+    assert adjusted_rand_score(truth, consensus.get("kcc")(n_clusters=10).fit(L).labels_) > 0.97
