@@ -5,13 +5,15 @@ each method runs in a fresh process (peak RSS measured by the OS) on one
 thread; seconds are the best of ``--repeats`` fits. The ratio column is the
 time at the largest size over the time at the smallest; ``labels`` is a hash
 of the labels at the smallest size, to check that a speed-up left a
-deterministic method's result unchanged.
+deterministic method's result unchanged. ``--abstain R``: every label is
+left out (-1, the member abstains there) with probability R, an object left
+with no label keeping its first member's (the same draw for every method).
 Targets (issue): <= 3 s and <= 1 GB at n = 10^6, ratio 10^5 -> 10^6 <= 12.
 
 Usage::
 
     python benchmarks/bench_consensus_scale.py [--methods basic,kcc,...] [--sizes 100000,1000000]
-        [--members 10] [--repeats 3] [--refine] [--in-process]
+        [--members 10] [--repeats 3] [--refine] [--in-process] [--abstain 0.2]
 """
 
 from __future__ import annotations
@@ -32,14 +34,27 @@ HERE = Path(__file__).resolve().parent
 CHILD = r"""
 import json, resource, sys
 sys.path.insert(0, sys.argv[6])
-from bench_consensus_scale import measure
-from segensemble.datasets import rpm_ensemble
+from bench_consensus_scale import draw, measure
 name, n, m, repeats, refine = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
-L, z = rpm_ensemble(n, m, 10, 0.3, rng=0)
+L, z = draw(n, m, float(sys.argv[7]))
 r = measure(name, L, z, repeats, refine)
 r["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(r))
 """
+
+
+def draw(n: int, m: int, abstain: float = 0.0):
+    """The members (n, m) and the truth: the random perturbation model (K = 10, p = 0.3, seed 0), each label
+    then left out with probability ``abstain`` (seed 1); an object no member labels keeps its first member's."""
+    import numpy as np
+    from segensemble.datasets import rpm_ensemble
+
+    L, z = rpm_ensemble(n, m, 10, 0.3, rng=0)
+    if abstain > 0:
+        silent = np.random.default_rng(1).random(L.shape) < abstain
+        silent[silent.all(axis=1), 0] = False
+        L = np.where(silent, -1, L.astype(np.int64))
+    return L, z
 
 
 def measure(name, L, z, repeats, refine) -> dict:
@@ -78,6 +93,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--refine", action="store_true", help="Also time each method with local refinement.")
     ap.add_argument("--timeout", type=float, default=300, help="Seconds per method and size.")
+    ap.add_argument("--abstain", type=float, default=0.0, help="Share of the labels left out (-1), drawn at random.")
     ap.add_argument("--in-process", action="store_true",
                     help="Fit every method in this process (no peak memory, no timeout; each size's label array "
                          "drawn once): steadier times on a noisy machine than fresh processes, which also pay the "
@@ -85,9 +101,8 @@ def main():
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     drawn = {}  # --in-process: each size's label array and truth, drawn once
-    if args.in_process:
-        from segensemble.datasets import rpm_ensemble
-    print(f"m = {args.members} members, K = 10, best of {args.repeats}")
+    print(f"m = {args.members} members, K = 10, best of {args.repeats}"
+          + (f", {args.abstain:.0%} of the labels abstaining" if args.abstain else ""))
     print(f"{'method':<18}" + "".join(f"{'n=%d s' % n:>13}{'peak MB':>9}" for n in sizes)
           + f"{'ratio':>8}{'ARI':>6}{'labels':>10}")
     for name in args.methods.split(","):
@@ -96,12 +111,12 @@ def main():
             for n in sizes:
                 if args.in_process:
                     if n not in drawn:
-                        drawn[n] = rpm_ensemble(n, args.members, 10, 0.3, rng=0)
+                        drawn[n] = draw(n, args.members, args.abstain)
                     r = measure(name, *drawn[n], args.repeats, refine)
                     r["peak_mb"] = float("nan")
                 else:
                     cmd = [sys.executable, "-c", CHILD, name, str(n), str(args.members), str(args.repeats),
-                           "1" if refine else "0", str(HERE)]
+                           "1" if refine else "0", str(HERE), str(args.abstain)]
                     try:
                         out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=args.timeout)
                         r = json.loads(out.stdout.strip().splitlines()[-1])
