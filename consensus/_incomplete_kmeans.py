@@ -22,21 +22,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from segensemble.consensus.bestofk import disagreement_shares
+
 __all__ = ["incomplete_lloyd", "partial_member_starts"]
 
 
 def partial_member_starts(ensemble, k: int, n_init) -> list:
-    """The first ``n_init`` members with ``k`` clusters (their unlabelled objects -1), as starts of
-    :func:`incomplete_lloyd`; ``n_init=None``: one.
+    """The members with ``k`` clusters closest to the others (their unlabelled objects -1), as starts of
+    :func:`incomplete_lloyd`: the first ``n_init`` (None: one) by the summed share of disagreeing pairs
+    (:func:`~segensemble.consensus.bestofk.disagreement_shares`; ties: the first member), so that the
+    start does not depend on the order of the members.
 
     Examples
     --------
     >>> from segensemble import Ensemble
-    >>> [z.tolist() for z in partial_member_starts(Ensemble.from_labels([[0, 0], [1, -1], [-1, 1]]), 2, None)]
-    [[0, 1, -1]]
+    >>> ens = Ensemble.from_labels([[0, 0, 0], [1, -1, 0], [-1, 1, 1], [1, 1, 1]])
+    >>> [z.tolist() for z in partial_member_starts(ens, 2, None)]
+    [[0, -1, 1, 1]]
     """
-    wanted = 1 if n_init is None else n_init
-    return [lab.astype(np.int64) for lab, kj in zip(ensemble.member_labels, ensemble.n_clusters) if kj == k][:wanted]
+    shares = disagreement_shares(ensemble)
+    ranked = sorted((j for j, kj in enumerate(ensemble.n_clusters) if kj == k), key=lambda j: (shares[j], j))
+    return [ensemble.member_labels[j].astype(np.int64) for j in ranked[:1 if n_init is None else n_init]]
 
 
 def incomplete_lloyd(ensemble, labels, k: int, max_iter: int = 300):
@@ -63,24 +69,63 @@ def incomplete_lloyd(ensemble, labels, k: int, max_iter: int = 300):
     ([0, 0, 1, 1], 0.0)
     """
     H, w = ensemble.incidence.tocsr(), ensemble.weights
-    m, cols = ensemble.n_members, H.shape[1]
+    n, m, cols = H.shape[0], ensemble.n_members, H.shape[1]
     column_member = np.repeat(np.arange(m), np.diff(ensemble.offsets))
-    rows = np.repeat(np.arange(H.shape[0]), np.diff(H.indptr))  # the object of every incidence entry
-    cell, entry_weight = H.indices.astype(np.int64) * k, w[rows]
-    z = np.asarray(labels, dtype=np.int64).copy()
-    for _ in range(max_iter):
-        placed = z[rows] >= 0 if z.min() < 0 else slice(None)
-        counts = np.bincount((cell + z[rows])[placed], weights=entry_weight[placed],
-                             minlength=cols * k).reshape(cols, k)  # cluster c's weight in each member cluster
+    rows = np.repeat(np.arange(n), np.diff(H.indptr))  # the object of every incidence entry
+    cell = H.indices.astype(np.int64) * k
+    whole = bool(np.all(w == np.round(w))) and float(w.sum()) < 2.0**53  # counts exact in any order
+    allowance = 1e-9 * (m + 1)  # above the rounding of a sum of m terms of G, each in [-2, 1]
+
+    def counted(z, entries=slice(None)):
+        e = cell[entries] + z[rows[entries]]
+        kept = z[rows[entries]] >= 0
+        return np.bincount(e[kept], weights=w[rows[entries]][kept], minlength=cols * k).reshape(cols, k)
+
+    def contribution(counts):  # G[col, c]: the part of d(i, c) of an object with label col, less 1
         sizes = np.zeros((m, k))
         np.add.at(sizes, column_member, counts)  # the weight of each cluster's objects each member labels
         C = counts / np.where(sizes > 0, sizes, 1.0)[column_member]
         norms = np.zeros((m, k))
         np.add.at(norms, column_member, C * C)
-        d = np.asarray(H @ (norms[column_member] - 2.0 * C))  # d(i, c) less the count of members labelling i
-        new = np.argmin(d, axis=1)
+        return norms[column_member] - 2.0 * C
+
+    z = np.asarray(labels, dtype=np.int64).copy()
+    counts = counted(z)
+    G = contribution(counts)
+    d = np.asarray(H @ G)  # d(i, c) less the number of members labelling i
+    new = np.argmin(d, axis=1)
+    upper, lower = _own_and_second(d, new)
+    for _ in range(max_iter):
         if np.array_equal(new, z):
             break
+        moved = np.flatnonzero(new != z)
+        if whole and z.min() >= 0 and len(moved) < n // 8:  # whole weights: move the changed objects' counts
+            entries = np.concatenate([np.arange(H.indptr[v], H.indptr[v + 1]) for v in moved])
+            counts = counts - counted(z, entries) + counted(new, entries)
+        else:
+            counts = counted(new)
         z = new
-    spoken = np.diff(H.indptr)
-    return z, float(np.sum(w * (spoken + d[np.arange(len(z)), z])))
+        G_next = contribution(counts)
+        # d(i, c) moves by at most the sum over members of the largest change of a column of theirs
+        change = np.zeros((m, k))
+        np.maximum.at(change, column_member, np.abs(G_next - G))
+        bound = change.sum(axis=0)
+        G = G_next
+        upper += bound[z]
+        lower -= bound.max()
+        check = np.flatnonzero(upper + allowance >= lower)  # the others keep their cluster: exactly Lloyd's
+        new = z.copy()
+        if len(check):
+            dc = np.asarray(H[check] @ G)  # each row summed as in the whole product: the same numbers
+            new[check] = np.argmin(dc, axis=1)
+            upper[check], lower[check] = _own_and_second(dc, new[check])
+    own = np.asarray(H @ G)[np.arange(n), z]
+    return z, float(np.sum(w * (np.diff(H.indptr) + own)))
+
+
+def _own_and_second(d, assigned):
+    """(d at the assigned cluster, the smallest d of the others); ``d`` is overwritten."""
+    at = np.arange(len(assigned))
+    own = d[at, assigned].copy()
+    d[at, assigned] = np.inf
+    return own, d.min(axis=1)

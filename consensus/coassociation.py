@@ -367,10 +367,10 @@ class KCC(_KMeansConsensus):
     over the members that label it, and a member's part of a centroid
     averages the cluster's objects it labels
     (:func:`segensemble.consensus._incomplete_kmeans.incomplete_lloyd`). They
-    start from the first ``n_init`` members with K clusters (None: one; the
-    objects a member leaves out are placed by the first assignment), the
-    lowest cost kept; without such a member, or with ``init='random'`` or
-    ``'k-means++'``, from the k-means on H.
+    start from the ``n_init`` members with K clusters closest to the others
+    (None: one; the objects a member leaves out are placed by the first
+    assignment), the lowest cost kept; without such a member, or with
+    ``init='random'`` or ``'k-means++'``, from the k-means on H.
 
     Parameters
     ----------

@@ -243,3 +243,39 @@ def test_kcc_on_abstaining_members_recovers_what_basic_recovers():
     L = np.where(np.random.default_rng(1).random(L.shape) < 0.2, -1, L.astype(np.int64))
     L[L.max(axis=1) < 0, 0] = truth[L.max(axis=1) < 0]
     assert adjusted_rand_score(truth, consensus.get("kcc")(n_clusters=10).fit(L).labels_) > 0.97
+
+
+def _plain_incomplete_lloyd(ens, z, k):
+    """Lloyd's iterations of KCC with incomplete basic partitions, every distance recomputed (dense)."""
+    L, w = ens.labels, ens.weights
+    z = np.array(z)
+    while True:
+        d = np.zeros((len(L), k))
+        for j in range(L.shape[1]):
+            onehot = np.eye(max(L[:, j].max() + 1, 1))[np.maximum(L[:, j], 0)]
+            for c in range(k):
+                inside = (z == c) & (L[:, j] >= 0)
+                centroid = (w[inside] @ onehot[inside]) / w[inside].sum() if inside.any() else 0 * onehot[0]
+                d[:, c] += np.where(L[:, j] >= 0, 1 - 2 * onehot @ centroid + centroid @ centroid, 0.0)
+        new = np.argmin(d, axis=1)
+        if np.array_equal(new, z):
+            return z
+        z = new
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("weights", ["whole", "fractional"])
+def test_kcc_lloyd_with_bounds_makes_the_plain_iterations(seed, weights):
+    """The bounded iterations (objects whose margin outlasts every centroid change keep their cluster) against
+    every distance recomputed, from a member's partial partition, with whole and fractional object weights."""
+    from segensemble.consensus._incomplete_kmeans import incomplete_lloyd
+
+    L, _ = rpm_ensemble(600, 6, 4, 0.5, rng=seed)  # noisy: many iterations, small late centroid changes
+    L = np.where(np.random.default_rng(seed).random(L.shape) < 0.3, -1, L.astype(np.int64))
+    L[L.max(axis=1) < 0, 0] = 0
+    gen = np.random.default_rng(seed)
+    w = gen.integers(1, 5, len(L)).astype(float) if weights == "whole" else gen.uniform(0.5, 3.0, len(L))
+    ens = Ensemble.from_labels(L, w)
+    start = ens.labels[:, 0].astype(np.int64)
+    got, _ = incomplete_lloyd(ens, start, 4)
+    assert np.array_equal(got, _plain_incomplete_lloyd(ens, start, 4))
