@@ -53,7 +53,7 @@ class HBGF(ConsensusClusterer):
         d2 = np.asarray(H.T @ w).ravel()  # cluster degrees (pixel-level)
         # pixel-level normalised biadjacency: rows 1/sqrt(m), columns 1/sqrt(d2); atoms scaled by sqrt(w)
         An = scaled(H, rows=np.sqrt(w), columns=1.0 / np.sqrt(m * d2))
-        _, U, V = _top_singular_vectors(An, k)
+        _, U, V = _top_singular_vectors(An, k, ensemble.offsets if ensemble.abstains else None)
         d = An.shape[1]
         del An  # the (n, K) arrays below are scaled in place: at 10^6 objects each copy is 80 MB
         Z = np.empty((len(w) + d, U.shape[1]))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.linalg import eigh
 from segensemble.constraints import Interval, StrOptions
 
@@ -18,8 +17,9 @@ from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, Consen
 from segensemble.consensus._kmeans import weighted_kmeans
 from segensemble.consensus._registry import REGISTRY
 from segensemble.abstentions import speaking_members
-from segensemble.consensus._memory import check_dense, check_eigen
-from segensemble.consensus._incidence import _transposed, scaled
+from segensemble.consensus._memory import check_eigen
+from segensemble.consensus._gram import _gram, _gram_of_rows
+from segensemble.consensus._incidence import scaled
 from segensemble.consensus._incomplete_kmeans import incomplete_lloyd, partial_member_starts
 
 __all__ = ["Basic", "Spectral", "KCC", "eigengap_n_clusters", "basic_start", "MEMBER_STARTS_ROWS"]
@@ -50,48 +50,6 @@ _KMEANS_PARAMETERS = """\
 
 
 _with_kmeans_parameters = fill_docstring(kmeans_parameters=_KMEANS_PARAMETERS)
-
-
-def _whole_weights(w) -> bool:
-    """Non-negative integer object weights summing below 2^53: every weighted count is then exact."""
-    return bool(np.all(w >= 0) and np.all(w == np.floor(w)) and w.sum() < 2.0**53)
-
-
-def _block_pair_sums(codes, starts, sizes, d, pair_weights) -> np.ndarray:
-    """The (d, d) symmetric array whose block (a, b), at rows ``starts[a]`` and columns ``starts[b]``, sums
-    ``pair_weights(a, b, rows)`` over the objects ``rows`` that have a code in both blocks (codes < 0: none), at
-    (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in their order."""
-    G = np.zeros((d, d))
-    partial = [c.min(initial=0) < 0 for c in codes]
-    for a in range(len(codes)):
-        for b in range(a, len(codes)):
-            ca, cb, rows = codes[a], codes[b], slice(None)
-            if partial[a] or partial[b]:  # the objects coded in both blocks
-                rows = (ca >= 0) & (cb >= 0)
-                ca, cb = ca[rows], cb[rows]
-            ka, kb = int(sizes[a]), int(sizes[b])
-            block = np.bincount(ca.astype(np.int64) * kb + cb, weights=pair_weights(a, b, rows),
-                                minlength=ka * kb).reshape(ka, kb)
-            G[starts[a]:starts[a] + ka, starts[b]:starts[b] + kb] = block
-            G[starts[b]:starts[b] + kb, starts[a]:starts[a] + ka] = block.T
-    return G
-
-
-def _gram(ensemble) -> np.ndarray:
-    """G = H^T W H (sum k_j x sum k_j): weighted co-occurrence of all clusters.
-
-    With integer weights (label arrays, pixel counts) every entry and every partial sum is an integer below 2^53,
-    so any order of summation gives the same bits: each block of two members is then counted from their labels
-    with one ``bincount`` over the objects both label (1.22 s for the sparse-sparse product, 0.27 s so, at 10^6
-    objects). Other weights take the sparse product.
-    """
-    H, w = ensemble.incidence, ensemble.weights
-    check_dense(H.shape[1], H.shape[1], "the Gram matrix of the member clusters (H^T W H)", copies=3)
-    if not _whole_weights(w):
-        return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
-    off = ensemble.offsets
-    return _block_pair_sums(list(ensemble.member_labels), off[:-1], np.diff(off), H.shape[1],
-                            lambda a, b, rows: w[rows])
 
 
 #: Above this many member clusters the leading eigenvalues of G are found by Lanczos iterations through H
@@ -133,37 +91,14 @@ def eigengap_n_clusters(ensemble, max_clusters: int = 20) -> int:
     return int(np.argmax(gaps)) + 2
 
 
-def _gram_of_rows(A) -> np.ndarray:
-    """``A^T A`` as a dense array, for a sparse A with small d.
-
-    When every row holds one entry in each of r column blocks that follow each other (a row of scaled one-hot
-    member labels, no member abstaining), entry (p, q) sums ``A[u, p] A[u, q]`` over the rows u that have both,
-    in row order: one ``bincount`` per pair of blocks, the same products added in the same order as the
-    sparse-sparse product — the same bits where SciPy does not fuse multiply-adds (the x86-64 wheels) —
-    two to three times faster at 10^6 rows. Other matrices take the sparse product.
-    """
-    A = sp.csr_matrix(A)
-    n, d = A.shape
-    per_row = np.diff(A.indptr)
-    r = int(per_row[0]) if n else 0
-    if n == 0 or r == 0 or not np.all(per_row == r) or not A.has_sorted_indices:
-        return (A.T @ A).toarray()
-    cols, vals = A.indices.reshape(n, r), A.data.reshape(n, r)
-    lo, hi = cols.min(axis=0), cols.max(axis=0) + 1
-    if np.any(lo[1:] < hi[:-1]):  # the positions' columns overlap: not one block per position
-        return (A.T @ A).toarray()
-    vals = _transposed(vals)  # each position's values contiguous: 55 products at m = 10
-    return _block_pair_sums([cols[:, a] - lo[a] for a in range(r)], lo, hi - lo, d,
-                            lambda a, b, rows: vals[a] * vals[b])
-
-
-def _top_singular_vectors(A, k):
-    """Top-k singular triplets of a sparse (n, d) matrix with small d, via its Gram matrix.
+def _top_singular_vectors(A, k, blocks=None):
+    """Top-k singular triplets of a sparse (n, d) matrix with small d, via its Gram matrix (``blocks``: see
+    :func:`_gram_of_rows`).
 
     Returns (squared singular values, descending; left vectors (n, k); right vectors (d, k)).
     """
     check_eigen(A.shape[1], "spectral embedding of the member clusters")
-    gram = _gram_of_rows(A)
+    gram = _gram_of_rows(A, blocks)
     d = gram.shape[0]
     kk = min(k, d)
     lam, V = eigh(gram, subset_by_index=[d - kk, d - 1])
@@ -346,7 +281,7 @@ class Spectral(ConsensusClusterer):
         else:
             scale = w
         A = scaled(H, rows=np.sqrt(scale / m))  # X (pixel level) = A A^T, atoms scaled
-        lam, U, _ = _top_singular_vectors(A, k)
+        lam, U, _ = _top_singular_vectors(A, k, ensemble.offsets if ensemble.abstains else None)
         U = U / np.sqrt(w)[:, None]  # entries of the pixel-level eigenvectors
         if self.variant == "normalized":
             U = U / np.maximum(np.linalg.norm(U, axis=1, keepdims=True), 1e-300)

@@ -100,6 +100,26 @@ def test_gram_by_members_equals_the_sparse_product(seed):
             assert np.array_equal(_gram(ens), (H.T @ H.multiply(ens.weights[:, None]).tocsr()).toarray())
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_gram_of_scaled_rows_by_member_blocks_equals_the_sparse_product(seed):
+    """A^T A of a scaled incidence counted block by block (members abstaining: rows missing some blocks) gives
+    the sparse product's bits, as it does for complete rows without the blocks named."""
+    from segensemble import Ensemble
+    from segensemble.consensus._gram import _gram_of_rows
+    from segensemble.consensus._incidence import scaled
+
+    gen = np.random.default_rng(seed)
+    L = gen.integers(0, 7, size=(3000, 5))
+    L[gen.random(L.shape) < 0.2] = -1
+    L[:, 0] = np.maximum(L[:, 0], 0)
+    for labels in (L, np.maximum(L, 0)):
+        ens = Ensemble.from_labels(labels)
+        A = scaled(ens.incidence, rows=gen.random(ens.n_objects) + 0.5, columns=gen.random(ens.incidence.shape[1]) + 1)
+        want = (A.T @ A).toarray()
+        assert np.array_equal(_gram_of_rows(A, ens.offsets), want)
+        assert np.array_equal(_gram_of_rows(A), want)
+
+
 def test_squared_distances_in_place_equal_the_expression():
     """The in-place distances are the expression's numbers bit for bit (float64 products), and a product of
     another dtype, or one the caller cannot write, is left alone."""
