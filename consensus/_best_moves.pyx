@@ -111,6 +111,15 @@ cdef void _pop(Heap* h) noexcept nogil:
     h.items[i] = last
 
 
+cdef bint _resized(void** p, size_t nbytes) noexcept nogil:
+    """``p[0]`` reallocated to ``nbytes``; on failure the old block stays where it was. True when it worked."""
+    cdef void* q = realloc(p[0], nbytes)
+    if q == NULL:
+        return False
+    p[0] = q
+    return True
+
+
 cdef class _Descent:
     cdef const i64[::1] indptr
     cdef const i64[::1] indices
@@ -156,22 +165,12 @@ cdef class _Descent:
             raise MemoryError(f"BOEM: {self.n_cols:,} member clusters x {kcap:,} clusters exceed 2 GiB; use "
                               f"an integer n_clusters, or ccpivot or kcc")
         cdef double* Nt = <double*>malloc(max(self.n_cols * kcap, 1) * sizeof(double))
-        cdef double* size = <double*>realloc(self.size, kcap * sizeof(double))
-        if size != NULL:
-            self.size = size
-        cdef i64* count = <i64*>realloc(self.count, kcap * sizeof(i64))
-        if count != NULL:
-            self.count = count
-        cdef i64* idsum = <i64*>realloc(self.idsum, kcap * sizeof(i64))
-        if idsum != NULL:
-            self.idsum = idsum
-        cdef double* scratch = <double*>realloc(self.scratch, kcap * sizeof(double))
-        if scratch != NULL:
-            self.scratch = scratch
-        cdef double* B = <double*>realloc(self.B, kcap * sizeof(double))
-        if B != NULL:
-            self.B = B
-        if Nt == NULL or size == NULL or count == NULL or idsum == NULL or scratch == NULL or B == NULL:
+        cdef bint resized = (_resized(<void**>&self.size, kcap * sizeof(double))
+                             and _resized(<void**>&self.count, kcap * sizeof(i64))
+                             and _resized(<void**>&self.idsum, kcap * sizeof(i64))
+                             and _resized(<void**>&self.scratch, kcap * sizeof(double))
+                             and _resized(<void**>&self.B, kcap * sizeof(double)))
+        if Nt == NULL or not resized:
             free(Nt)
             raise MemoryError("BOEM: no memory for the cluster tables")
         self.Nt = self._widened(self.Nt, Nt, self.n_cols, kcap)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from segensemble.consensus.bestofk import disagreement_shares
+from segensemble.consensus._gram import _whole_weights
+from segensemble.consensus.bestofk import column_members, disagreement_shares
 
 __all__ = ["incomplete_lloyd", "partial_member_starts"]
 
@@ -70,10 +71,10 @@ def incomplete_lloyd(ensemble, labels, k: int, max_iter: int = 300):
     """
     H, w = ensemble.incidence.tocsr(), ensemble.weights
     n, m, cols = H.shape[0], ensemble.n_members, H.shape[1]
-    column_member = np.repeat(np.arange(m), np.diff(ensemble.offsets))
+    column_member = column_members(ensemble)
     rows = np.repeat(np.arange(n), np.diff(H.indptr))  # the object of every incidence entry
     cell = H.indices.astype(np.int64) * k
-    whole = bool(np.all(w == np.round(w))) and float(w.sum()) < 2.0**53  # counts exact in any order
+    whole = _whole_weights(w)  # counts exact in any order
     allowance = 1e-9 * (m + 1)  # above the rounding of a sum of m terms of G, each in [-2, 1]
 
     def counted(z, entries=slice(None)):
