@@ -21,9 +21,9 @@ from segensemble.errors import InputError, describe_exception, first_line
 from segensemble.checks import check_output_path
 from segensemble.cli._deferred import pipeline
 
-__all__ = ["app", "out", "err", "handle_errors", "with_progress", "exit_on_failures", "check_output", "parse_params",
-           "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs",
-           "Params", "ResultKind", "What", "ConfidenceKind"]
+__all__ = ["app", "out", "err", "counted", "handle_errors", "with_progress", "exit_on_failures", "check_output",
+           "parse_params", "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed",
+           "NThresh", "Jobs", "Params", "ResultKind", "What", "ConfidenceKind"]
 
 #: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
 #: from 0.22 on, so the classes live in different modules across the supported Typer versions).
@@ -78,6 +78,11 @@ app = typer.Typer(
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 _state = {"debug": False}
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless n is 1: ``counted(1, "region")`` is '1 region'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _fail(message: str, code: int):

@@ -9,8 +9,8 @@ import typer
 
 import segensemble
 from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
-                                  Seed, app, check_jobs, check_output, err, exit_on_failures, handle_errors, out,
-                                  parse_params, with_progress)
+                                  Seed, app, check_jobs, check_output, counted, err, exit_on_failures, handle_errors,
+                                  out, parse_params, with_progress)
 from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
@@ -142,10 +142,10 @@ def _agreement(agree, img, words, seed):
 
 
 def _report(result, chosen, output) -> None:
-    objects = (f"{result.ensemble.n_objects} atoms" if result.fusion is None else
-               f"{len(result.fusion.superatoms)} atoms, {result.ensemble.n_objects} superatoms")
-    err.print(f"fused {len(result.members)} segmentations ({objects}) with {chosen.method} "
-              f"into {int(result.labels.max()) + 1} regions -> {output}", markup=False)
+    objects = (counted(result.ensemble.n_objects, "atom") if result.fusion is None else
+               f"{counted(len(result.fusion.superatoms), 'atom')}, {counted(result.ensemble.n_objects, 'superatom')}")
+    err.print(f"fused {counted(len(result.members), 'segmentation')} ({objects}) with {chosen.method} "
+              f"into {counted(int(result.labels.max()) + 1, 'region')} -> {output}", markup=False)
 
 
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from segensemble.cli._app import (SEGMENTERS, Downscale, IgnoreOrientation, MaxPixels, Seed, app, check_jobs,
-                                  check_output, err, handle_errors, parse_params)
+                                  check_output, counted, err, handle_errors, parse_params)
 from segensemble.cli._deferred import batch, io, pipeline
 from segensemble.checks import MAX_PIXELS, check_distinct_paths
 
@@ -82,4 +82,4 @@ def segment(
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
         batch("photos").write_overlay(overlay, source, labels)
-    err.print(f"{method}: {seg.n_segments} regions -> {output}", markup=False)
+    err.print(f"{method}: {counted(seg.n_segments, 'region')} -> {output}", markup=False)
