@@ -16,6 +16,12 @@ Protocol (train and val only; the test split is never read):
    vote (the built-in ``LEARNED_COEFFICIENTS``), and one with one coefficient
    per member, written as ``member_weights`` plus a vote coefficient equal to
    their sum (the ``default`` recipe).
+   With ``--rounds R`` (R > 1) the per-member model is trained on the merges
+   it makes itself: round r records every train image's merges under the
+   learned criterion of round r - 1 (the merges the shipped policy meets,
+   not the plain policy's) and refits on them alone — the on-policy training
+   of Nunez-Iglesias et al. (2013), their "active learning". The generic
+   model stays the first round's.
 3. With ``--val N``, the first N val images are fused with the per-member
    model and cut at every ``--thresholds`` value (post-processed like the
    recipe); the table shows the members and every cut, so the threshold is
@@ -26,6 +32,7 @@ Usage::
 
     python benchmarks/train_merge_model.py                      # all 200 train images, 2 processes
     python benchmarks/train_merge_model.py --train 100 --val 100
+    python benchmarks/train_merge_model.py --rounds 2 --val 100   # default@8's coefficients
 """
 
 from __future__ import annotations
@@ -48,6 +55,8 @@ from segensemble.consensus.merging import (  # noqa: E402
     PAIR_FEATURES,
     BoundaryMerge,
     cut_hierarchy,
+    learned_key,
+    normalised_member_weights,
     pair_features,
     region_merger,
 )
@@ -88,18 +97,26 @@ def _contingency(ensemble, gt) -> list:
 
 
 def record_merges(args):
-    """Pair features, per-member border votes, soft targets and weights of one image's merges."""
-    root, image_id, segmenters, boundary = args
+    """Pair features, per-member border votes, soft targets and weights of one image's merges.
+
+    ``policy``: None merges by the plain policy; (coefficients, member_weights) by that learned criterion, as
+    ``BoundaryMerge(criterion='learned')`` keys it — the recorded vote is then the members' unweighted share (the
+    mean of their separations), as in the plain rounds."""
+    root, image_id, segmenters, boundary, policy = args
     ds = BSDS500(root)
     ens, image, gradient = _ensemble(ds, "train", image_id, segmenters, boundary)
-    merger = region_merger(ens, gradient, per_member=True)
+    weights = None if policy is None else normalised_member_weights(policy[1], ens.n_members)
+    merger = region_merger(ens, gradient, member_weights=weights, per_member=True)
     tables = _contingency(ens, ds.ground_truth("train", image_id))
     rows = []
 
     def on_merge(m, keep, gone):
         su, sv = m.size[keep], m.size[gone]
         same = np.mean([t[keep] @ t[gone] for t in tables]) / (su * sv)
-        rows.append((*pair_features(m, keep, gone), *m.border_mean(keep, gone)[2:], 1.0 - same, np.sqrt(min(su, sv))))
+        features, votes = pair_features(m, keep, gone), m.border_mean(keep, gone)[2:]
+        if policy is not None:
+            features[0] = votes.mean()
+        rows.append((*features, *votes, 1.0 - same, np.sqrt(min(su, sv))))
         for t in tables:
             t[keep] += t[gone]
 
@@ -107,7 +124,10 @@ def record_merges(args):
         b = m.border_mean(u, v)
         return 0.5 * b[0] + 0.5 * b[1]
 
-    merger.run(plain, min_size=MIN_SIZE, on_merge=on_merge)
+    if policy is None:
+        merger.run(plain, min_size=MIN_SIZE, on_merge=on_merge)
+    else:
+        merger.run(learned_key(policy[0]), min_size=MIN_SIZE, on_merge=on_merge, batched=True)
     return np.array(rows)
 
 
@@ -142,21 +162,25 @@ def evaluate_val(args):
 def fit_models(ds, a):
     """Record the train merges, fit both models, print (and with ``--out`` save) them."""
     t0 = time.perf_counter()
-    jobs = [(a.bsds, i, a.segmenters, a.boundary) for i in ds.ids("train")[: a.train]]
-    with _SPAWN.Pool(a.jobs) as pool:
-        data = np.concatenate(pool.map(record_merges, jobs, chunksize=1))
     m, nf = len(a.segmenters), len(PAIR_FEATURES)
-    X, per_member, y, w = data[:, :nf], data[:, nf:nf + m], data[:, -2], data[:, -1]
-    coef, bias = fit_logistic(X, y, w)
-    generic = {k: _round(c) for k, c in zip(PAIR_FEATURES, coef)} | {"bias": _round(bias)}
-    coef_m, bias_m = fit_logistic(np.column_stack([per_member, X[:, 1:]]), y, w)
-    weights = [_round(c) for c in coef_m[:m]]
-    recipe = {"vote": _round(sum(weights))} | {k: _round(c) for k, c in zip(PAIR_FEATURES[1:], coef_m[m:])}
-    recipe["bias"] = _round(bias_m)
-    result = {"train_images": a.train, "merges": len(y), "generic": generic, "member_weights": weights,
-              "coefficients": recipe, "segmenters": a.segmenters, "boundary": a.boundary}
+    policy, generic = None, None
+    for _ in range(a.rounds):  # round 1: the plain policy's merges; then the last fit's own
+        jobs = [(a.bsds, i, a.segmenters, a.boundary, policy) for i in ds.ids("train")[: a.train]]
+        with _SPAWN.Pool(a.jobs) as pool:
+            data = np.concatenate(pool.map(record_merges, jobs, chunksize=1))
+        X, per_member, y, w = data[:, :nf], data[:, nf:nf + m], data[:, -2], data[:, -1]
+        if generic is None:
+            coef, bias = fit_logistic(X, y, w)
+            generic = {k: _round(c) for k, c in zip(PAIR_FEATURES, coef)} | {"bias": _round(bias)}
+        coef_m, bias_m = fit_logistic(np.column_stack([per_member, X[:, 1:]]), y, w)
+        weights = [_round(c) for c in coef_m[:m]]
+        recipe = {"vote": _round(sum(weights))} | {k: _round(c) for k, c in zip(PAIR_FEATURES[1:], coef_m[m:])}
+        recipe["bias"] = _round(bias_m)
+        policy = (recipe, weights)
+    result = {"train_images": a.train, "rounds": a.rounds, "merges": len(y), "generic": generic,
+              "member_weights": weights, "coefficients": recipe, "segmenters": a.segmenters, "boundary": a.boundary}
     print(json.dumps(result, indent=1))
-    print(f"fitted on {len(y)} merges of {a.train} train images in {time.perf_counter() - t0:.0f} s")
+    print(f"fitted on {len(y)} merges of {a.train} train images (round {a.rounds}) in {time.perf_counter() - t0:.0f} s")
     if a.out:
         with open(a.out, "w") as f:
             json.dump(result, f, indent=1)
@@ -170,6 +194,8 @@ def main(argv=None):
     ap.add_argument("--train", type=int, default=200,
                     help="train images used (first N); 0: no fitting, evaluate the default recipe's coefficients")
     ap.add_argument("--val", type=int, default=0, help="val images for choosing the cut (first N)")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds of on-policy training of the per-member model "
+                                                          "(1: the plain policy's merges only)")
     ap.add_argument("--thresholds", default="0.35,0.4,0.45,0.5")
     ap.add_argument("--raw", action="store_true", help="also score every cut without post-processing")
     ap.add_argument("--jobs", type=int, default=2)

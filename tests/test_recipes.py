@@ -57,7 +57,8 @@ def test_a_new_method_keeps_the_image_aware_settings_and_merge_reads_them():
     other = r.with_overrides(method="sdp")
     assert other.spatial == r.spatial and other.postprocess == r.postprocess and other.params == {}
     merged = r.method_params()
-    assert merged["criterion"] == "auto" and merged["threshold"] == 0.5 and merged["min_size"] == 200
+    assert merged["criterion"] == "auto" and merged["threshold"] == r.spatial["threshold"] == 0.45
+    assert merged["min_size"] == 200
     assert merged["member_weights"] == r.spatial["member_weights"]
     assert r.method_params(image=False) == {}  # plain label arrays: merge's own defaults
     assert r.with_overrides(method="merge", params={"threshold": 0.3}).method_params()["threshold"] == 0.3
@@ -150,12 +151,26 @@ def test_fast_is_default_six_with_the_fast_detector():
 
 def test_default_seven_is_default_six_with_compiled_merges():
     v6, v7 = load_recipe("default@6"), load_recipe("default@7")
-    assert load_recipe("default") is v7
     changed = {"version", "description", "spatial"}
     assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
         {k: v for k, v in v7.to_dict().items() if k not in changed}
     assert v7.spatial == {**v6.spatial, "engine": "compiled"} and "engine" not in v6.spatial
     assert v7.method_params()["engine"] == "compiled" and v6.method_params()["engine"] == "numpy"
+
+
+def test_default_eight_is_default_seven_with_its_criterion_trained_on_its_own_merges():
+    """Only the learned criterion (member weights, coefficients) and the cut changed: the same members, detector,
+    post-processing, working scale and compiled merges."""
+    v7, v8 = load_recipe("default@7"), load_recipe("default@8")
+    assert load_recipe("default") is v8
+    changed = {"version", "description", "spatial"}
+    assert {k: v for k, v in v7.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v8.to_dict().items() if k not in changed}
+    refitted = ("member_weights", "coefficients", "threshold")
+    assert {k: v for k, v in v7.spatial.items() if k not in refitted} == \
+        {k: v for k, v in v8.spatial.items() if k not in refitted}
+    assert v8.spatial["threshold"] == 0.45 and v8.method_params()["engine"] == "compiled"
+    assert v8.spatial["coefficients"]["vote"] == pytest.approx(sum(v8.spatial["member_weights"]))
 
 
 @pytest.mark.parametrize("key", sorted(f"{n}@{v}" for n, vs in VERSIONS.items() for v in vs))
@@ -175,7 +190,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 10
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 11
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name

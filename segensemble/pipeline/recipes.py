@@ -140,8 +140,8 @@ class Recipe:
 
         Examples
         --------
-        >>> BUILTIN["default"].method_params()["threshold"], BUILTIN["default"].method_params(image=False)
-        (0.5, {})
+        >>> VERSIONS["default"]["8"].method_params()["threshold"], VERSIONS["default"]["8"].method_params(image=False)
+        (0.45, {})
         """
         if self.method != "merge" or not image:
             return dict(self.params)
