@@ -216,6 +216,8 @@ def main(argv=None):
     a.boundary = a.boundary or (base.boundary or "gradient")
     if not a.bsds:
         ap.error("--bsds: give the BSDS500 root (or set SEGENSEMBLE_BSDS_ROOT)")
+    if a.rounds < 1:
+        ap.error(f"--rounds: expected at least 1 (the plain policy's round), got {a.rounds}")
     ds = BSDS500(a.bsds)
     if a.train == 0:  # evaluate the shipped recipe's model
         fitted = base.method_params()
