@@ -22,19 +22,19 @@ def _whole_weights(w) -> bool:
 
 def _block_pair_sums(codes, starts, sizes, d, pair_weights) -> np.ndarray:
     """The (d, d) symmetric array whose block (a, b), at rows ``starts[a]`` and columns ``starts[b]``, sums
-    ``pair_weights(a, b, slice(None))`` (one weight per object) over the objects that have a code in both blocks
-    (codes < 0: none), at (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in
-    their order."""
+    ``pair_weights(a, b)`` (one weight per object) over the objects that have a code in both blocks (codes < 0:
+    none), at (``codes[a]``, ``codes[b]``): one ``bincount`` per pair of blocks, the objects added in their order."""
     G = np.zeros((d, d))
     # a block's uncoded objects (codes < 0) counted in one bin past its last code, then dropped: each kept bin
     # still adds exactly the objects coded in both blocks, in object order (no mask per pair of blocks)
     extra = [int(c.min(initial=0) < 0) for c in codes]
-    codes = [np.where(c >= 0, c, k).astype(np.int64) if x else c for c, k, x in zip(codes, sizes, extra)]
+    codes = [np.where(c >= 0, c, k) if x else c for c, k, x in zip(codes, sizes, extra)]
+    codes = [c.astype(np.int64, copy=False) for c in codes]  # once, not once per pair
     for a in range(len(codes)):
         for b in range(a, len(codes)):
             ka, kb = int(sizes[a]), int(sizes[b])
             wide = kb + extra[b]
-            block = np.bincount(codes[a].astype(np.int64) * wide + codes[b], weights=pair_weights(a, b, slice(None)),
+            block = np.bincount(codes[a] * wide + codes[b], weights=pair_weights(a, b),
                                 minlength=(ka + extra[a]) * wide).reshape(ka + extra[a], wide)[:ka, :kb]
             G[starts[a]:starts[a] + ka, starts[b]:starts[b] + kb] = block
             G[starts[b]:starts[b] + kb, starts[a]:starts[a] + ka] = block.T
@@ -55,7 +55,7 @@ def _gram(ensemble) -> np.ndarray:
         return (H.T @ H.multiply(w[:, None]).tocsr()).toarray()
     off = ensemble.offsets
     return _block_pair_sums(list(ensemble.member_labels), off[:-1], np.diff(off), H.shape[1],
-                            lambda a, b, rows: w)
+                            lambda a, b: w)
 
 
 def _gram_of_rows(A, blocks=None) -> np.ndarray:
@@ -83,7 +83,7 @@ def _gram_of_rows(A, blocks=None) -> np.ndarray:
         return (A.T @ A).toarray()
     vals = _transposed(vals)  # each position's values contiguous: 55 products at m = 10
     return _block_pair_sums([cols[:, a] - lo[a] for a in range(r)], lo, hi - lo, d,
-                            lambda a, b, rows: vals[a] * vals[b])
+                            lambda a, b: vals[a] * vals[b])
 
 
 def _gram_of_blocks(A, off) -> np.ndarray:
@@ -97,4 +97,4 @@ def _gram_of_blocks(A, off) -> np.ndarray:
     codes[block, rows] = A.indices - off[block]
     vals = np.zeros((len(off) - 1, n))
     vals[block, rows] = A.data
-    return _block_pair_sums(list(codes), off[:-1], np.diff(off), d, lambda a, b, rows: vals[a] * vals[b])
+    return _block_pair_sums(list(codes), off[:-1], np.diff(off), d, lambda a, b: vals[a] * vals[b])

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from segensemble.consensus._gram import _whole_weights
+from segensemble.consensus._kmeans import _own_and_second
 from segensemble.consensus.bestofk import column_members, disagreement_shares
 
 __all__ = ["incomplete_lloyd", "partial_member_starts"]
@@ -101,7 +102,8 @@ def incomplete_lloyd(ensemble, labels, k: int, max_iter: int = 300):
             break
         moved = np.flatnonzero(new != z)
         if whole and z.min() >= 0 and len(moved) < n // 8:  # whole weights: move the changed objects' counts
-            entries = np.concatenate([np.arange(H.indptr[v], H.indptr[v + 1]) for v in moved])
+            first, lengths = H.indptr[moved], np.diff(H.indptr)[moved]  # the moved objects' entries, in order
+            entries = np.repeat(first - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
             counts = counts - counted(z, entries) + counted(new, entries)
         else:
             counts = counted(new)
@@ -123,10 +125,3 @@ def incomplete_lloyd(ensemble, labels, k: int, max_iter: int = 300):
     own = np.asarray(H @ G)[np.arange(n), z]
     return z, float(np.sum(w * (np.diff(H.indptr) + own)))
 
-
-def _own_and_second(d, assigned):
-    """(d at the assigned cluster, the smallest d of the others); ``d`` is overwritten."""
-    at = np.arange(len(assigned))
-    own = d[at, assigned].copy()
-    d[at, assigned] = np.inf
-    return own, d.min(axis=1)

@@ -191,7 +191,7 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
     M = _centres(S, labels, w, k)
     d = space.distances(M)
     new = _assign(d, w, k, every)
-    upper, lower = _bounds(d, new, every)
+    upper, lower = _bounds(d, new)
     for _ in range(1, max_iter):
         if np.array_equal(new, labels):
             return labels, _inertia(space, w, labels, k, every, M)  # M: the centres of labels, as recomputed
@@ -217,21 +217,28 @@ def _lloyd_pruned(space, w, labels, k, max_iter):
             if np.bincount(new, weights=w, minlength=k).min() == 0:  # a cluster emptied: as plain Lloyd, in full
                 d = space.distances(M)
                 new = _assign(d, w, k, every)
-                upper, lower = _bounds(d, new, every)
+                upper, lower = _bounds(d, new)
                 continue
-            u, lo = _bounds(dc, new[check], np.arange(len(check)))
+            u, lo = _bounds(dc, new[check])
             upper[check], lower[check] = u, lo
     return new, _inertia(space, w, new, k, every)  # the iterations ran out: the last assignment stands, as in Lloyd
 
 
-def _bounds(d, assigned, rows):
-    """(upper, lower): the distance to the assigned centre and to the nearest other one, from squared distances.
+def _bounds(d, assigned):
+    """(upper, lower): the distance to the assigned centre and to the nearest other one, from squared distances
+    (``d`` is overwritten, see :func:`_own_and_second`)."""
+    own, second = _own_and_second(d, assigned)
+    return np.sqrt(np.maximum(own, 0.0)), np.sqrt(np.maximum(second, 0.0))
+
+
+def _own_and_second(d, assigned):
+    """(d at each row's assigned column, the smallest d of its other columns; inf with one column).
 
     ``d`` is overwritten (its assigned entries set to inf): every caller is done with it."""
-    own = d[rows, assigned]
-    d[rows, assigned] = np.inf
-    second = d.min(axis=1) if d.shape[1] > 1 else np.full(len(rows), np.inf)
-    return np.sqrt(np.maximum(own, 0.0)), np.sqrt(np.maximum(second, 0.0))
+    at = np.arange(len(assigned))
+    own = d[at, assigned]
+    d[at, assigned] = np.inf
+    return own, d.min(axis=1)
 
 
 def _maximin_init(space, w, k):
