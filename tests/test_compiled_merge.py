@@ -119,12 +119,13 @@ def test_the_learned_walk_needs_the_regions_colour():
     assert m.tolist() == [[0, 1]] and 0 < h[0] < 1
 
 
-def test_default_seven_fuses_a_bsds_image_as_default_six_does(bsds_root):
-    """The compiled merges change no segmentation of the default recipe on a real image (val/3096)."""
+@pytest.mark.parametrize("numpy_version, compiled_version", [("default@6", "default@7"), ("fast@1", "fast@2")])
+def test_compiled_recipe_fuses_a_bsds_image_as_its_numpy_version_does(bsds_root, numpy_version, compiled_version):
+    """The compiled merges change no segmentation of the default and fast recipes on a real image (val/3096)."""
     from segensemble.datasets import BSDS500
     from segensemble.pipeline.runner import run_recipe
 
     img = BSDS500(bsds_root).image("val", "3096")
-    six = run_recipe(img, "default@6")
-    seven = run_recipe(img, "default@7", members=six.members)
-    assert np.array_equal(seven.labels, six.labels)
+    before = run_recipe(img, numpy_version)
+    after = run_recipe(img, compiled_version, members=before.members)
+    assert np.array_equal(after.labels, before.labels)

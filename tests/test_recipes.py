@@ -139,7 +139,6 @@ def test_fast_is_default_six_with_the_fast_detector():
     """fast@1 changes the detector (ucm member and evidence), mean shift's radius and the refitted merge model;
     everything else is default@6's."""
     v6, v7 = load_recipe("default@6"), load_recipe("fast@1")
-    assert load_recipe("fast") is v7
     changed = {"name", "version", "description", "segmenters", "boundary", "spatial"}
     assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
         {k: v for k, v in v7.to_dict().items() if k not in changed}
@@ -147,6 +146,16 @@ def test_fast_is_default_six_with_the_fast_detector():
                                                                        "ucm:threshold=0.15,model=boundary-v2"]
     assert {k: v for k, v in v6.spatial.items() if k not in ("member_weights", "coefficients")} == \
         {k: v for k, v in v7.spatial.items() if k not in ("member_weights", "coefficients")}
+
+
+def test_fast_two_is_fast_one_with_compiled_merges():
+    v1, v2 = load_recipe("fast@1"), load_recipe("fast@2")
+    assert load_recipe("fast") is v2
+    changed = {"version", "description", "spatial"}
+    assert {k: v for k, v in v1.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v2.to_dict().items() if k not in changed}
+    assert v2.spatial == {**v1.spatial, "engine": "compiled"} and "engine" not in v1.spatial
+    assert v2.method_params()["engine"] == "compiled" and v1.method_params()["engine"] == "numpy"
 
 
 def test_default_seven_is_default_six_with_compiled_merges():
@@ -190,7 +199,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 11
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 12
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name
