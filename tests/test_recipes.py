@@ -132,7 +132,7 @@ def test_a_recipe_file_names_its_boundary_evidence():
                                          "learned:boundary-v2, learned:boundary-v2-train, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
     assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
-    assert load_recipe("fast").boundary == "learned:boundary-v2"
+    assert load_recipe("fast").boundary == "learned:boundary-v2" and load_recipe("fast") is load_recipe("fast@2")
 
 
 def test_fast_is_default_six_with_the_fast_detector():
@@ -148,23 +148,14 @@ def test_fast_is_default_six_with_the_fast_detector():
         {k: v for k, v in v7.spatial.items() if k not in ("member_weights", "coefficients")}
 
 
-def test_fast_two_is_fast_one_with_compiled_merges():
-    v1, v2 = load_recipe("fast@1"), load_recipe("fast@2")
-    assert load_recipe("fast") is v2
+@pytest.mark.parametrize("numpy_version, compiled_version", [("default@6", "default@7"), ("fast@1", "fast@2")])
+def test_a_compiled_version_is_its_numpy_version_with_compiled_merges(numpy_version, compiled_version):
+    before, after = load_recipe(numpy_version), load_recipe(compiled_version)
     changed = {"version", "description", "spatial"}
-    assert {k: v for k, v in v1.to_dict().items() if k not in changed} == \
-        {k: v for k, v in v2.to_dict().items() if k not in changed}
-    assert v2.spatial == {**v1.spatial, "engine": "compiled"} and "engine" not in v1.spatial
-    assert v2.method_params()["engine"] == "compiled" and v1.method_params()["engine"] == "numpy"
-
-
-def test_default_seven_is_default_six_with_compiled_merges():
-    v6, v7 = load_recipe("default@6"), load_recipe("default@7")
-    changed = {"version", "description", "spatial"}
-    assert {k: v for k, v in v6.to_dict().items() if k not in changed} == \
-        {k: v for k, v in v7.to_dict().items() if k not in changed}
-    assert v7.spatial == {**v6.spatial, "engine": "compiled"} and "engine" not in v6.spatial
-    assert v7.method_params()["engine"] == "compiled" and v6.method_params()["engine"] == "numpy"
+    assert {k: v for k, v in before.to_dict().items() if k not in changed} == \
+        {k: v for k, v in after.to_dict().items() if k not in changed}
+    assert after.spatial == {**before.spatial, "engine": "compiled"} and "engine" not in before.spatial
+    assert after.method_params()["engine"] == "compiled" and before.method_params()["engine"] == "numpy"
 
 
 def test_default_eight_is_default_seven_with_its_criterion_trained_on_its_own_merges():

@@ -11,8 +11,8 @@ import typer
 from rich.table import Table
 
 from segensemble.checks import MAX_PIXELS
-from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, exit_on_failures, handle_errors,
-                                  out, with_progress)
+from segensemble.cli._app import (Jobs, MaxPixels, NThresh, ResultKind, What, app, counted, exit_on_failures,
+                                  handle_errors, out, with_progress)
 from segensemble.cli._deferred import batch, evaluation, io
 from segensemble.errors import InputError
 
@@ -96,8 +96,7 @@ def _check_max_dist(max_dist: float) -> None:
 
 def print_scores(summary: dict) -> None:
     """The dataset table of a ``score`` summary: ODS / OIS / AP or best, per measure."""
-    n = summary["n_images"]
-    table = Table(title=f"{n} image{'' if n == 1 else 's'}", title_justify="left")
+    table = Table(title=counted(summary["n_images"], "image"), title_justify="left")
     for col in ("measure", "ODS", "OIS", "AP / best", "ODS threshold"):
         table.add_column(col)
     if "boundary" in summary:
