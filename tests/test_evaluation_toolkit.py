@@ -69,6 +69,22 @@ def test_edge_map_nms_fades_the_sides_and_keeps_ridge_centres():
     assert 0 < np.sum(out > 0.2) < 0.4 * ridge.sum()  # ridges ~5 px wide thinned to about one pixel
     assert boundary_normal(m).shape == m.shape
 
+@pytest.mark.parametrize("band_pixels", [1, 37, 200, 1000])
+def test_thinning_in_bands_of_rows_gives_the_whole_maps_result_to_the_last_bit(monkeypatch, band_pixels):
+    from segensemble.evaluation import nms
+
+    rng = np.random.default_rng(11)
+    for h, w, radius in [(61, 47, 1), (33, 80, 2), (9, 5, 3), (1, 30, 1), (40, 1, 1)]:
+        e = ndimage.gaussian_filter(rng.random((h, w)), 1.5)
+        normal = rng.random((h, w)) * np.pi
+        monkeypatch.setattr(nms, "BAND_PIXELS", 1 << 40)
+        whole, whole_given = non_maximum_suppression(e, radius=radius), non_maximum_suppression(e, normal)
+        whole_protocol = edge_map_nms(e)
+        monkeypatch.setattr(nms, "BAND_PIXELS", band_pixels)  # one row per band at 1; several rows otherwise
+        np.testing.assert_array_equal(non_maximum_suppression(e, radius=radius), whole)
+        np.testing.assert_array_equal(non_maximum_suppression(e, normal), whole_given)
+        np.testing.assert_array_equal(edge_map_nms(e), whole_protocol)
+
 
 def _gt_folder(tmp_path, maps):
     folder = tmp_path / "gt"

@@ -117,9 +117,8 @@ def non_maximum_suppression(edges, normal=None, *, radius: int = 1, border: int 
     [6]
     """
     e = check_soft_map(edges)
-    if normal is None:
-        normal = boundary_normal(e)
-    else:
+    given = normal is not None
+    if given:
         normal = check_soft_map(normal, "normal")
         if normal.shape != e.shape:
             raise InputError(f"normal: expected shape {e.shape} like edges, got {normal.shape}")
@@ -129,16 +128,39 @@ def non_maximum_suppression(edges, normal=None, *, radius: int = 1, border: int 
     if not np.isfinite(m) or m <= 0:
         raise InputError(f"multiplier: expected a positive number, got {multiplier!r}")
     h, w = e.shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
-    cos, sin = np.cos(normal), np.sin(normal)
-    keep = np.ones(e.shape, dtype=bool)
-    for d in [*range(-r, 0), *range(1, r + 1)]:
-        coords = [np.clip(yy + d * sin, 0, h - 1), np.clip(xx + d * cos, 0, w - 1)]
-        keep &= e * m >= ndimage.map_coordinates(e, coords, order=1)
-    out = np.where(keep, e, 0.0)
+    out = np.empty((h, w), np.float64)
+    rows = max(1, BAND_PIXELS // w)
+    margin = r + _NORMAL_REACH
+    for top in range(0, h, rows):  # bands of rows, each with the margin its pixels read
+        lo, hi = max(0, top - margin), min(h, top + rows + margin)
+        band = normal[lo:hi] if given else boundary_normal(e[lo:hi])
+        out[top:top + rows] = _suppressed(e[lo:hi], band, lo, h, r, m)[top - lo:top - lo + rows]
     if b:  # the nearer side decides: min over both axes (equal to min(distance to the border) / b)
         out *= np.minimum(_side_fade(h, b)[:, None], _side_fade(w, b)[None, :])
     return out
+
+
+#: Pixels :func:`non_maximum_suppression` thins at once: larger maps go in bands of rows (each with the rows its
+#: pixels read), the same result to the last bit; thinning a 12 MP map then peaks 0.3 GB above it, not 1.1 GB.
+BAND_PIXELS = 1 << 20
+#: Rows beyond a pixel that its normal reads: the triangle smoothing (radius 4) and two central differences.
+_NORMAL_REACH = 6
+
+
+def _suppressed(e, normal, lo: int, h: int, r: int, m: float) -> np.ndarray:
+    """``e`` (rows ``lo`` on of a map ``h`` rows high) where it is a maximum along ``normal``, 0 elsewhere.
+
+    The positions read are computed in the whole map's rows and then shifted to the band's (an exact
+    subtraction of a whole number), so the interpolation weights are the whole map's to the last bit.
+    """
+    bh, w = e.shape
+    yy, xx = np.arange(lo, lo + bh, dtype=np.float64)[:, None], np.arange(w, dtype=np.float64)[None, :]
+    cos, sin = np.cos(normal), np.sin(normal)
+    keep = np.ones(e.shape, dtype=bool)
+    for d in [*range(-r, 0), *range(1, r + 1)]:
+        coords = [np.clip(yy + d * sin, 0, h - 1) - lo, np.clip(xx + d * cos, 0, w - 1)]
+        keep &= e * m >= ndimage.map_coordinates(e, coords, order=1)
+    return np.where(keep, e, 0.0)
 
 
 def _side_fade(n: int, width: float) -> np.ndarray:
