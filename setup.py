@@ -1,7 +1,7 @@
 """The compiled parts of segensemble (the thinning of boundary maps, codes by first occurrence, the benchmark's
 sparse assignment solver and its threshold sweep's steps, the boundary detector's tree walker and oriented-response
 statistics, the greedy region merger, Felzenszwalb's merge pass, the NMF consensus's update, the k-means metric's
-row norms, BOEM's steepest descent); everything else is in pyproject.toml."""
+row norms, BOEM's steepest descent, CAP's hill climbing); everything else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -16,6 +16,7 @@ setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.py
                    Extension("segensemble.consensus._nmf_sweep", ["consensus/_nmf_sweep.pyx"],
                              extra_compile_args=["-fno-math-errno", "-ffp-contract=off"]),
                    Extension("segensemble.consensus._metric_norms", ["consensus/_metric_norms.pyx"]),
+                   Extension("segensemble.consensus._agreement_climb", ["consensus/_agreement_climb.pyx"]),
                    Extension("segensemble.consensus._best_moves", ["consensus/_best_moves.pyx"],
                              extra_compile_args=["-ffp-contract=off"]),
                    Extension("segensemble.segmenters._graph_fh", ["segmenters/_graph_fh.pyx"],

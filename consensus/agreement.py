@@ -14,8 +14,9 @@ One move is evaluated incrementally: with the row marginal shared by every
 block, ``sum_j I(X~; Y~_j) = sum_c h(P_c) + const`` where P_c is cluster c's
 row of the joint tables of all j side by side and
 ``h(r) = sum_d r_d log r_d - m R log R`` (R the row mass); moving object x
-from a to b changes rows a and b only, so trying every target costs
-O(k_x sum_j k_yj).
+from a to b changes rows a and b only, and only in the columns where x has
+mass, so trying every target costs O(k_x s_x), s_x those columns' number
+(compiled: :mod:`segensemble.consensus._agreement_climb`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import scipy.sparse as sp
 from segensemble.constraints import Interval, ValidatedParams
 from segensemble.estimator import Estimator
 
+from segensemble.consensus._agreement_climb import climb_sweep, xlogx
 from segensemble.consensus._base import seed_from
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
@@ -42,42 +44,30 @@ def _xlogx(a):
         return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0)), 0.0)
 
 
-def _h(rows, n_blocks):
-    """h of every row: sum xlogx - m R log R, with R the row mass per block."""
-    R = rows.sum(axis=-1) / n_blocks
-    return _xlogx(rows).sum(axis=-1) - n_blocks * _xlogx(R)
-
-
 def _climb(labels, k, Q, n_blocks, max_sweeps, order_seed):
-    """Hill climbing of one clustering against fixed clusterings of the other side (see module docstring)."""
+    """Hill climbing of one clustering against fixed clusterings of the other side (see module docstring).
+
+    Each sweep visits the objects in a random order (seeded by ``order_seed``) and moves each to the cluster
+    of largest gain, in compiled code (:func:`~segensemble.consensus._agreement_climb.climb_sweep`); sweeps
+    repeat until one moves nothing or ``max_sweeps`` are done. Returns (labels, number of moves).
+    """
     labels = np.asarray(labels, dtype=np.int64).copy()
     P = np.zeros((k, Q.shape[1]))
     np.add.at(P, labels, Q)
-    H = _h(P, n_blocks)
-    count = np.bincount(labels, minlength=k)
+    R = P.sum(axis=1) / n_blocks
+    FP, FR = xlogx(P.ravel()).reshape(P.shape), xlogx(R)
+    count = np.bincount(labels, minlength=k).astype(np.int64)
+    rows = sp.csr_matrix(Q)
+    rows.eliminate_zeros()
+    indptr, indices = rows.indptr.astype(np.int64), rows.indices.astype(np.int64)
+    data = np.ascontiguousarray(rows.data, dtype=np.float64)
+    fdata = xlogx(data)
     order_rng = np.random.default_rng(order_seed)
     moves = 0
     for _ in range(max_sweeps):
-        moved = False
-        for x in order_rng.permutation(len(labels)):
-            a = labels[x]
-            q = Q[x]
-            if count[a] == 1 or not q.any():  # keep every cluster non-empty; objects without mass stay
-                continue
-            h_a = _h(P[a] - q, n_blocks)
-            gain = _h(P + q, n_blocks) - H + (h_a - H[a])
-            gain[a] = 0.0
-            b = int(np.argmax(gain))
-            if gain[b] <= 1e-12:
-                continue
-            P[a] -= q
-            P[b] += q
-            H[a], H[b] = h_a, _h(P[b], n_blocks)
-            count[a] -= 1
-            count[b] += 1
-            labels[x] = b
-            moved = True
-            moves += 1
+        moved = climb_sweep(labels, count, P, R, FP, FR, order_rng.permutation(len(labels)).astype(np.int64),
+                            indptr, indices, data, fdata, int(n_blocks))
+        moves += moved
         if not moved:
             break
     return labels, moves
