@@ -21,7 +21,6 @@ mass, so trying every target costs O(k_x s_x), s_x those columns' number
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from numbers import Integral
 
 import numpy as np
@@ -33,6 +32,7 @@ from segensemble.consensus._agreement_climb import climb_sweep, xlogx
 from segensemble.consensus._base import seed_from
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
+from segensemble.threads import thread_map
 from segensemble.validation import check_image
 from segensemble.features import pixel_features
 
@@ -164,7 +164,7 @@ class CAP(ValidatedParams, Estimator):
     max_sweeps : int, default 10
         Hill-climbing passes over the objects per clustering and step.
     n_jobs : int, default 1
-        Processes for the parallel step (the result does not depend on it).
+        Threads for the parallel step, one clustering each (the result does not depend on it).
     random_state : None or int
         Seeds the visual words and the order objects are visited in.
 
@@ -230,26 +230,21 @@ class CAP(ValidatedParams, Estimator):
         ky = list(kx)
         history = [agreement_objective(joint, xs, ys)]
         moves = 0
-        pool = ProcessPoolExecutor(self.n_jobs) if self.n_jobs > 1 and len(xs) > 1 else None
-        try:
-            for t in range(self.n_rounds):
-                for side in ("x", "y"):
-                    fixed, moving, ks = (ys, xs, kx) if side == "x" else (xs, ys, ky)
-                    base = joint if side == "x" else jt
-                    Q = np.asarray((base @ _onehot_blocks(fixed)).todense())
-                    tasks = [(z, k, Q, len(fixed), self.max_sweeps, [seed, t, int(side == "y"), i])
-                             for i, (z, k) in enumerate(zip(moving, ks))]
-                    results = list(pool.map(_climb_task, tasks)) if pool else [_climb_task(a) for a in tasks]
-                    new = [r[0] for r in results]
-                    moves += sum(r[1] for r in results)
-                    if side == "x":
-                        xs = new
-                    else:
-                        ys = new
-                    history.append(agreement_objective(joint, xs, ys))
-        finally:
-            if pool is not None:
-                pool.shutdown()
+        for t in range(self.n_rounds):
+            for side in ("x", "y"):
+                fixed, moving, ks = (ys, xs, kx) if side == "x" else (xs, ys, ky)
+                base = joint if side == "x" else jt
+                Q = np.asarray((base @ _onehot_blocks(fixed)).todense())
+                tasks = [(z, k, Q, len(fixed), self.max_sweeps, [seed, t, int(side == "y"), i])
+                         for i, (z, k) in enumerate(zip(moving, ks))]
+                results = thread_map(_climb_task, tasks, self.n_jobs, name="agreement")  # the sweeps free the GIL
+                new = [r[0] for r in results]
+                moves += sum(r[1] for r in results)
+                if side == "x":
+                    xs = new
+                else:
+                    ys = new
+                history.append(agreement_objective(joint, xs, ys))
         self.objective_history_ = history
         self.word_clusterings_ = ys
         self.n_moves_ = moves

@@ -117,7 +117,7 @@ def test_incremental_gain_is_the_exact_change_of_the_objective():
     assert after > before
 
 
-def test_cap_is_the_same_with_parallel_processes():
+def test_cap_is_the_same_in_parallel_threads():
     ens, img = _noisy_image_ensemble(7)
     a = CAP(n_words=8, n_rounds=2, random_state=1).fit(ens, image=img)
     b = CAP(n_words=8, n_rounds=2, random_state=1, n_jobs=2).fit(ens, image=img)

@@ -132,13 +132,14 @@ def _extras(result, explain: bool, confidence, kind: str) -> None:
         _write_confidence(confidence, result.confidence, kind)
 
 
-def _agreement(agree, img, words, seed):
-    """The CAP step of ``--agree`` (None without it)."""
+def _agreement(agree, img, words, seed, jobs):
+    """The CAP step of ``--agree`` (None without it), its clusterings climbed in ``jobs`` threads."""
     if not agree:
         return None
     if img is None:
         raise InputError("--agree: needs the image for its visual words (with --inputs, give --image)")
-    return pipeline().deferred.consensus().CAP(n_words=words, random_state=seed)
+    return pipeline().deferred.consensus().CAP(n_words=words, random_state=seed,
+                                               n_jobs=pipeline().available_cores(jobs))
 
 
 def _report(result, chosen, output) -> None:
@@ -246,7 +247,7 @@ def _fuse_one(paths, output, inputs, chosen, image, seed, overlay, confidence, c
     members, img = _inputs(paths, image, max_pixels, unlabeled) if inputs else (None, paths[0])
     if ignore_orientation and not inputs:
         img = pipeline().imagesize.read_unoriented(img, max_pixels, downscale)
-    cap = _agreement(agree, img, words, seed)
+    cap = _agreement(agree, img, words, seed, jobs)
     with _Stages(quiet, len(chosen.segmenters)) as stages:
         result = pipeline().runner.run_recipe(
             img, chosen, members=members, rng=seed, agree=cap or False, max_pixels=max_pixels, downscale=downscale,
@@ -323,8 +324,8 @@ _Boundary = Annotated[Optional[str], typer.Option(
         "built-in detector, or 'gradient' for the image's colour gradient (default: the recipe's; 'learned' for "
         "the default recipe from version 5).")]
 _Jobs = Annotated[int, typer.Option(
-        "--jobs", "-j", help="One image: segmenters at once, and the strips of a photo's full-resolution "
-        "refinement, in threads; --out-dir: images at once, in worker processes (-1: one per available core; the "
+        "--jobs", "-j", help="One image: segmenters at once, the strips of a photo's full-resolution "
+        "refinement and --agree's clusterings, in threads; --out-dir: images at once, in worker processes (-1: one per available core; the "
         "results do not depend on it).", min=-1, callback=check_jobs)]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
