@@ -5,7 +5,7 @@ images, *visual words*: pixels quantised by their colour and texture
 features — gets m clusterings of its own (the Y side), initialised from the
 members. With ``p(x, y)`` the share of pixels of object x carrying word y,
 CAP maximises ``sum_{i,j} I(X~_i; Y~_j)`` by iterated conditional modes: all
-X~_i are improved at once (in parallel processes) with the Y~ side fixed, by
+X~_i are improved at once (in parallel threads) with the Y~ side fixed, by
 hill climbing that moves one object at a time to the cluster that most
 increases its objective; then all Y~_j with the X~ side fixed; T rounds.
 No step decreases the objective (Proposition 4.1).
