@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 from segensemble import Ensemble, InputError
 from segensemble.consensus import SCCC
-from segensemble.consensus.agreement import CAP, _climb, _onehot_blocks, agreement_objective, visual_words
+from segensemble.consensus.agreement import (CAP, _climb, _onehot_blocks, _xlogx, agreement_objective,
+                                             visual_words)
 from segensemble.consensus.sccc import sccc_seeds
 from segensemble.evaluation import ensemble_stability, jaccard_index, normalized_mutual_information
 
@@ -25,11 +26,6 @@ def _noisy_image_ensemble(seed, m=3):
         z[flip] = rng.integers(0, 4, size=int(flip.sum()))
         members.append(z)
     return Ensemble.from_segmentations(members, img), img
-
-
-def _xlogx(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0)), 0.0)
 
 
 def _h(rows, n_blocks):

@@ -325,8 +325,8 @@ _Boundary = Annotated[Optional[str], typer.Option(
         "the default recipe from version 5).")]
 _Jobs = Annotated[int, typer.Option(
         "--jobs", "-j", help="One image: segmenters at once, the strips of a photo's full-resolution "
-        "refinement and --agree's clusterings, in threads; --out-dir: images at once, in worker processes (-1: one per available core; the "
-        "results do not depend on it).", min=-1, callback=check_jobs)]
+        "refinement and --agree's clusterings, in threads; --out-dir: images at once, in worker processes "
+        "(-1: one per available core; the results do not depend on it).", min=-1, callback=check_jobs)]
 _Verbose = Annotated[bool, typer.Option(
         "--verbose", "-v", help="Diagnostics on stderr: atoms, ensemble stability (before/after --agree).")]
 
