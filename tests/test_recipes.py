@@ -129,9 +129,11 @@ def test_a_recipe_file_names_its_boundary_evidence():
     assert recipe_from_mapping(base).boundary is None
     assert recipe_from_mapping({**base, "boundary": "learned"}).boundary == "learned"
     with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, "
-                                         "learned:boundary-v2, learned:boundary-v2-train, got 'sobel'"):
+                                         "learned:boundary-v2, learned:boundary-v2-train, learned:boundary-v3, "
+                                         "got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
-    assert load_recipe("default@4").boundary is None and load_recipe("default").boundary == "learned"
+    assert load_recipe("default@4").boundary is None and load_recipe("default@8").boundary == "learned"
+    assert load_recipe("default").boundary == "learned:boundary-v3"
     assert load_recipe("fast").boundary == "learned:boundary-v2" and load_recipe("fast") is load_recipe("fast@2")
 
 
@@ -162,7 +164,6 @@ def test_default_eight_is_default_seven_with_its_criterion_trained_on_its_own_me
     """Only the learned criterion (member weights, coefficients) and the cut changed: the same members, detector,
     post-processing, working scale and compiled merges."""
     v7, v8 = load_recipe("default@7"), load_recipe("default@8")
-    assert load_recipe("default") is v8
     changed = {"version", "description", "spatial"}
     assert {k: v for k, v in v7.to_dict().items() if k not in changed} == \
         {k: v for k, v in v8.to_dict().items() if k not in changed}
@@ -171,6 +172,19 @@ def test_default_eight_is_default_seven_with_its_criterion_trained_on_its_own_me
         {k: v for k, v in v8.spatial.items() if k not in refitted}
     assert v8.spatial["threshold"] == 0.45 and v8.method_params()["engine"] == "compiled"
     assert v8.spatial["coefficients"]["vote"] == pytest.approx(sum(v8.spatial["member_weights"]))
+
+
+def test_default_nine_is_default_eight_on_the_fourier_detector():
+    """Only the detector changed (boundary-v3: boundary-v1's trees on the same features computed through the DFT),
+    for the ucm member and the boundary evidence alike; everything else is version 8's."""
+    v8, v9 = load_recipe("default@8"), load_recipe("default@9")
+    assert load_recipe("default") is v9
+    changed = {"version", "description", "segmenters", "boundary"}
+    assert {k: v for k, v in v8.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v9.to_dict().items() if k not in changed}
+    assert list(v9.segmenters) == [*v8.segmenters[:-1], "ucm:threshold=0.15,model=boundary-v3"]
+    assert v8.segmenters[-1] == "ucm:threshold=0.15"
+    assert (v8.boundary, v9.boundary) == ("learned", "learned:boundary-v3")
 
 
 @pytest.mark.parametrize("key", sorted(f"{n}@{v}" for n, vs in VERSIONS.items() for v in vs))
@@ -190,7 +204,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 12
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 13
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name

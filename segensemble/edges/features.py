@@ -29,7 +29,7 @@ from segensemble.threads import available_cores, thread_map
 from segensemble.validation import check_image
 from segensemble.evaluation.nms import non_maximum_suppression
 
-__all__ = ["RADII", "N_ORIENTATIONS", "FEATURE_SETS", "half_disc_kernels", "boundary_features",
+__all__ = ["RADII", "N_ORIENTATIONS", "FEATURE_SETS", "FOURIER_RADII", "half_disc_kernels", "boundary_features",
            "boundary_feature_names", "context_features", "shifted"]
 
 #: Disc radii (pixels, at BSDS500's 481 x 321) of the oriented gradients.
@@ -40,10 +40,15 @@ _TEXTURE_SCALES = (1.0, 2.0)
 _N_CHANNELS = 3 + 2 * len(_TEXTURE_SCALES)
 #: Offsets of the neighbourhood grid (pixels along y and x).
 _GRID = tuple(range(-6, 7, 3))
-#: The feature sets :func:`boundary_features` computes (a model file names the one it was trained on). Both give
+#: The feature sets :func:`boundary_features` computes (a model file names the one it was trained on). All give
 #: the same 146 columns; ``v2`` computes the oriented gradients of radius 6, 12 and 20 on the image at half size
-#: (radius 3, 6 and 10 there), a sixth of v1's cost, and brings them back by bilinear interpolation.
-FEATURE_SETS = ("oriented-gradients-v1", "oriented-gradients-v2")
+#: (radius 3, 6 and 10 there), a sixth of v1's cost, and brings them back by bilinear interpolation; ``v3`` is
+#: v1 with the correlations of radius 6, 12 and 20 computed through the discrete Fourier transform (one transform
+#: of each channel, one inverse per kernel): v1's values to float32 rounding, in a third of the time.
+FEATURE_SETS = ("oriented-gradients-v1", "oriented-gradients-v2", "oriented-gradients-v3")
+#: Radii whose half-disc correlations feature set v3 computes through the Fourier transform (radius 3's 7 x 7
+#: kernels are cheaper applied directly).
+FOURIER_RADII = (6, 12, 20)
 
 
 def half_disc_kernels(radius: int, n_orientations: int = N_ORIENTATIONS) -> list:
@@ -137,8 +142,62 @@ def _oriented(channel, kernels) -> tuple:
     resp = np.empty((len(kernels),) + channel.shape, np.float32)
     for k, kernel in enumerate(kernels):
         cv2.filter2D(channel, -1, kernel, dst=resp[k], borderType=cv2.BORDER_REFLECT)
+    return _statistics(resp)
+
+
+def _statistics(resp) -> tuple:
     strongest, mean = orientation_stats(resp)  # resp made absolute in place
     return strongest, mean, resp, np.percentile(strongest, 99) + 1e-6
+
+
+class _Fourier:
+    """Correlations of an image's channels with the half-disc kernels of :data:`FOURIER_RADII` through the DFT.
+
+    Each channel is extended by reflection (OpenCV's ``BORDER_REFLECT``, as ``filter2D`` extends it) by the largest
+    radius and transformed once (:meth:`spectrum`); a kernel's correlation is the inverse transform of the product
+    with the kernel's transform (:meth:`oriented`). The extension is at least as wide as every kernel's reach, so
+    the cyclic wrap of the transform never reaches the image's pixels; each kernel is placed on the grid so that
+    pixel (y, x) of the image is (y, x) of the inverse transform, whose first rows alone are computed. In float64,
+    whose rounding (~1e-16 of the channel) leaves a flat channel's responses as near zero as ``filter2D``'s, as
+    the energy's local-maximum ratio (a ratio of two such near zeros in flat regions) needs.
+    """
+
+    def __init__(self, shape):
+        import cv2
+
+        self._shape, self._pad = shape, max(FOURIER_RADII)
+        self._grid = tuple(cv2.getOptimalDFTSize(n + 2 * self._pad) for n in shape)
+        self._kernels = {r: [self._transform(k, r) for k in _KERNELS[r]] for r in FOURIER_RADII}
+
+    def _transform(self, kernel, radius: int):
+        """The kernel flipped (a correlation is a convolution with it), placed (see the class), transformed."""
+        import cv2
+
+        placed = np.zeros(self._grid, np.float64)
+        placed[:2 * radius + 1, :2 * radius + 1] = kernel[::-1, ::-1]
+        shift = -(radius + self._pad)  # output (y, x) reads the extended channel around (y + pad, x + pad)
+        return cv2.dft(np.roll(placed, (shift, shift), axis=(0, 1)))
+
+    def spectrum(self, channel):
+        """The transform of the channel extended by reflection (OpenCV's packed layout)."""
+        import cv2
+
+        p, (gh, gw) = self._pad, self._grid
+        extended = cv2.copyMakeBorder(channel, p, p, p, p, cv2.BORDER_REFLECT).astype(np.float64)
+        grid = np.zeros((gh, gw), np.float64)
+        grid[:extended.shape[0], :extended.shape[1]] = extended
+        return cv2.dft(grid)
+
+    def oriented(self, spectrum, radius: int) -> tuple:
+        """:func:`_oriented` of the channel whose :meth:`spectrum` is given, with the kernels of ``radius``."""
+        import cv2
+
+        h, w = self._shape
+        inverse = cv2.DFT_INVERSE | cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE
+        resp = np.empty((N_ORIENTATIONS, h, w), np.float32)
+        for k, kernel in enumerate(self._kernels[radius]):
+            resp[k] = cv2.dft(cv2.mulSpectrums(spectrum, kernel, 0), flags=inverse, nonzeroRows=h)[:h, :w]
+        return _statistics(resp)
 
 
 def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_SETS[0], n_jobs: int = 1):
@@ -182,14 +241,19 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
     half = feature_set == FEATURE_SETS[1] and min(h, w) >= 8
     small = [cv2.resize(c, ((w + 1) // 2, (h + 1) // 2), interpolation=cv2.INTER_AREA) for c in channels] if half \
         else None
+    fourier = _Fourier((h, w)) if feature_set == FEATURE_SETS[2] else None
+    spectra = None if fourier is None else thread_map(fourier.spectrum, channels, workers, name="features")
     feats, energy = [], {}
     for r in RADII:
         coarse = half and r > RADII[0]
         source, kernels = (small, _HALF_KERNELS[r]) if coarse else (channels, _KERNELS[r])
         back = (lambda a: cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)) if coarse else (lambda a: a)
+        if fourier is not None and r in FOURIER_RADII:
+            jobs = [lambda i=i, r=r: fourier.oriented(spectra[i], r) for i in range(len(channels))]
+        else:
+            jobs = [lambda c=c: _oriented(c, kernels) for c in source]
         per_orientation = np.zeros((N_ORIENTATIONS,) + source[0].shape, np.float32)
-        for strongest, mean, resp, divisor in thread_map(lambda c: _oriented(c, kernels), source, workers,
-                                                         name="features"):
+        for strongest, mean, resp, divisor in thread_map(lambda job: job(), jobs, workers, name="features"):
             feats += [back(strongest), back(mean)]
             add_scaled(per_orientation, resp, divisor)  # in channel order, whatever the threads
         e = per_orientation.max(axis=0)
