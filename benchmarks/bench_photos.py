@@ -1,5 +1,9 @@
 """Wall time and peak memory of ``segensemble fuse PHOTO -o out.png`` (no other flag) on photos of every size.
 
+With ``--commands`` the same photos also time ``segensemble edges PHOTO -o out.png`` (the learned boundary map,
+thinned at full size) and ``segensemble fuse PHOTO --agree -o out.png`` (the members made to agree by CAP first),
+one table per command.
+
 The photos are made from scikit-learn's sample photo ``china.jpg`` (640 x 427)
 upscaled with ``cv2.INTER_CUBIC`` and saved as a phone or camera saves them:
 
@@ -18,6 +22,7 @@ machine's drift hits them alike. The bounds of the real-photos work are printed 
 Usage::
 
     python benchmarks/bench_photos.py [--runs 3] [--dir /tmp/segensemble-photos] [--skip-100mp]
+                                      [--commands fuse,edges,agree]
 """
 
 from __future__ import annotations
@@ -78,14 +83,19 @@ def make_photos(folder: Path, names) -> dict:
     return paths
 
 
-def run_fuse(photo: Path, out: Path) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS GB, exit code) of one ``segensemble fuse photo -o out`` in a fresh process."""
+#: The commands ``--commands`` names: the segensemble arguments before the photo, and after it.
+COMMANDS = {"fuse": (["fuse"], []), "edges": (["edges"], []), "agree": (["fuse"], ["--agree"])}
+
+
+def run_fuse(photo: Path, out: Path, command: str = "fuse") -> tuple[float, float, int]:
+    """(wall seconds, peak RSS GB, exit code) of one ``segensemble COMMAND photo -o out`` in a fresh process."""
     code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
             "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
             "print(rc, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     exe = Path(sys.executable).with_name("segensemble")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "segensemble.cli"]
-    res = subprocess.run([sys.executable, "-c", code, *cmd, "fuse", str(photo), "-o", str(out)],
+    before, after = COMMANDS[command]
+    res = subprocess.run([sys.executable, "-c", code, *cmd, *before, str(photo), *after, "-o", str(out)],
                          capture_output=True, text=True, check=True)
     rc, seconds, kb = res.stdout.split()
     return float(seconds), int(kb) / 1024 ** 2, int(rc)
@@ -96,36 +106,49 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--dir", type=Path, default=Path("/tmp/segensemble-photos"))
     ap.add_argument("--skip-100mp", action="store_true", help="leave the 10 000 x 10 000 PNG out")
+    ap.add_argument("--commands", default="fuse", help=f"comma-separated, of {', '.join(COMMANDS)}")
     args = ap.parse_args()
+    commands = args.commands.split(",")
+    if unknown := [c for c in commands if c not in COMMANDS]:
+        ap.error(f"--commands: expected names from {', '.join(COMMANDS)}, got {unknown[0]!r}")
     names = [n for n in PHOTOS if not (args.skip_100mp and "100 MP" in n)]
     start = time.perf_counter()
     paths = make_photos(args.dir, names)
     print(f"photos ready in {time.perf_counter() - start:.1f} s ({args.dir})", flush=True)
-    times = {n: [] for n in names}
-    peaks = {n: [] for n in names}
+    times = {(c, n): [] for c in commands for n in names}
+    peaks = {(c, n): [] for c in commands for n in names}
     shapes = {}
     for _ in range(args.runs):
-        for name in names:
-            out = args.dir / f"out-{paths[name].stem}.png"
-            seconds, gb, rc = run_fuse(paths[name], out)
-            if rc != 0:
-                raise SystemExit(f"{name}: segensemble fuse exited {rc}")
-            times[name].append(seconds)
-            peaks[name].append(gb)
-            from segensemble.io import read_labels
+        for command in commands:
+            for name in names:
+                out = args.dir / f"out-{command}-{paths[name].stem}.png"
+                seconds, gb, rc = run_fuse(paths[name], out, command)
+                if rc != 0:
+                    raise SystemExit(f"{name}: segensemble {' '.join(COMMANDS[command][0])} exited {rc}")
+                times[command, name].append(seconds)
+                peaks[command, name].append(gb)
+                from segensemble.io import read_image, read_labels
 
-            labels = read_labels(out, max_pixels=None)
-            shapes[name] = (labels.shape, int(labels.max()) + 1)
-    base = statistics.median(times[names[0]])
-    print(f"\nsegensemble fuse PHOTO -o out.png (default recipe, no flags); median of {args.runs} runs, "
-          f"{os.cpu_count()} cores\n")
-    print("| photo | label map | regions | wall (median) | min-max | x original | peak RSS | bound |")
+                result = read_image(out, max_pixels=None) if command == "edges" else read_labels(out, max_pixels=None)
+                shapes[command, name] = (result.shape[:2], None if command == "edges" else int(result.max()) + 1)
+    for command in commands:
+        _table(command, names, times, peaks, shapes, args.runs)
+
+
+def _table(command, names, times, peaks, shapes, runs) -> None:
+    before, after = COMMANDS[command]
+    base = statistics.median(times[command, names[0]])
+    print(f"\nsegensemble {' '.join(before)} PHOTO {' '.join(after + ['-o', 'out.png'])} (default recipe and "
+          f"model); median of {runs} runs, {os.cpu_count()} cores\n")
+    print("| photo | output | regions | wall (median) | min-max | x original | peak RSS | bound |")
     print("|---|---|---|---|---|---|---|---|")
     for name in names:
-        t = times[name]
-        (h, w), k = shapes[name]
-        print(f"| {name} | {w}x{h} | {k} | {statistics.median(t):.2f} s | {min(t):.2f}-{max(t):.2f} s | "
-              f"{statistics.median(t) / base:.2f} | {max(peaks[name]):.2f} GB | {BOUNDS.get(name, '')} |")
+        t = times[command, name]
+        (h, w), k = shapes[command, name]
+        bound = BOUNDS.get(name, "") if command == "fuse" else ""
+        print(f"| {name} | {w}x{h} | {'' if k is None else k} | {statistics.median(t):.2f} s | "
+              f"{min(t):.2f}-{max(t):.2f} s | {statistics.median(t) / base:.2f} | {max(peaks[command, name]):.2f} GB"
+              f" | {bound} |")
 
 
 if __name__ == "__main__":
