@@ -470,6 +470,17 @@ def test_the_fourier_feature_set_is_v1_to_rounding_and_boundary_v3_gives_v1s_map
                                detect_boundaries(scene, model=v1_model, nms=False), atol=1e-3)
 
 
+def test_boundary_v4_is_v1s_settings_refitted_on_train_and_val():
+    """The shipped refit: boundary-v1's two stages, strides and tree settings, trained on train + val, reading the
+    Fourier feature set; its trees are its own."""
+    v1, v4 = load_boundary_model("boundary-v1"), load_boundary_model("boundary-v4")
+    assert (v4.features, v4.strides, v4.candidates) == ("oriented-gradients-v3", v1.strides, None)
+    assert v4.info["splits"] == ["train", "val"] and v4.info["train_images"] == 300
+    assert (v4.info["rounds"], v4.info["leaves"], v4.info["rows_per_image"]) == (300, 63, [2500, 3500])
+    assert [s.num_trees() for s in v4.stages] == [s.num_trees() for s in v1.stages] == [300, 300]
+    assert v4.stages[0].model_to_string() != v1.stages[0].model_to_string()
+
+
 def test_a_later_stage_predicts_only_the_candidates():
     h, w = 12, 16
     x = np.broadcast_to(np.arange(w, dtype=np.float32), (h, w))[..., None] + 100

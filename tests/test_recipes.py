@@ -130,7 +130,7 @@ def test_a_recipe_file_names_its_boundary_evidence():
     assert recipe_from_mapping({**base, "boundary": "learned"}).boundary == "learned"
     with pytest.raises(InputError, match="boundary: expected none or one of learned, learned:boundary-v1, "
                                          "learned:boundary-v2, learned:boundary-v2-train, learned:boundary-v3, "
-                                         "got 'sobel'"):
+                                         "learned:boundary-v4, got 'sobel'"):
         recipe_from_mapping({**base, "boundary": "sobel"})
     assert load_recipe("default@4").boundary is None and load_recipe("default@8").boundary == "learned"
     assert load_recipe("default").boundary == "learned:boundary-v3"
