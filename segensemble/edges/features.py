@@ -44,7 +44,8 @@ _GRID = tuple(range(-6, 7, 3))
 #: the same 146 columns; ``v2`` computes the oriented gradients of radius 6, 12 and 20 on the image at half size
 #: (radius 3, 6 and 10 there), a sixth of v1's cost, and brings them back by bilinear interpolation; ``v3`` is
 #: v1 with the correlations of radius 6, 12 and 20 computed through the discrete Fourier transform (one transform
-#: of each channel, one inverse per kernel): v1's values to float32 rounding, in a third of the time.
+#: of each channel, one inverse per kernel): v1's values to float32 rounding, those correlations in a third of the
+#: time (the features in two thirds).
 FEATURE_SETS = ("oriented-gradients-v1", "oriented-gradients-v2", "oriented-gradients-v3")
 #: Radii whose half-disc correlations feature set v3 computes through the Fourier transform (radius 3's 7 x 7
 #: kernels are cheaper applied directly).
@@ -155,9 +156,10 @@ class _Fourier:
 
     Each channel is extended by reflection (OpenCV's ``BORDER_REFLECT``, as ``filter2D`` extends it) by the largest
     radius and transformed once (:meth:`spectrum`); a kernel's correlation is the inverse transform of the product
-    with the kernel's transform (:meth:`oriented`). The extension is at least as wide as every kernel's reach, so
-    the cyclic wrap of the transform never reaches the image's pixels; each kernel is placed on the grid so that
-    pixel (y, x) of the image is (y, x) of the inverse transform, whose first rows alone are computed. In float64,
+    with the kernel's transform (:meth:`oriented`; :meth:`kernels` gives one radius's 8 at a time, so that no more
+    are held). The extension is at least as wide as every kernel's reach, so the cyclic wrap of the transform never
+    reaches the image's pixels; each kernel is placed on the grid so that pixel (y, x) of the image is (y, x) of the
+    inverse transform, whose first rows alone are computed. In float64,
     whose rounding (~1e-16 of the channel) leaves a flat channel's responses as near zero as ``filter2D``'s, as
     the energy's local-maximum ratio (a ratio of two such near zeros in flat regions) needs.
     """
@@ -167,16 +169,19 @@ class _Fourier:
 
         self._shape, self._pad = shape, max(FOURIER_RADII)
         self._grid = tuple(cv2.getOptimalDFTSize(n + 2 * self._pad) for n in shape)
-        self._kernels = {r: [self._transform(k, r) for k in _KERNELS[r]] for r in FOURIER_RADII}
 
-    def _transform(self, kernel, radius: int):
-        """The kernel flipped (a correlation is a convolution with it), placed (see the class), transformed."""
+    def kernels(self, radius: int) -> list:
+        """The transforms of the kernels of ``radius``: each flipped (a correlation is a convolution with it) and
+        placed (see the class)."""
         import cv2
 
-        placed = np.zeros(self._grid, np.float64)
-        placed[:2 * radius + 1, :2 * radius + 1] = kernel[::-1, ::-1]
-        shift = -(radius + self._pad)  # output (y, x) reads the extended channel around (y + pad, x + pad)
-        return cv2.dft(np.roll(placed, (shift, shift), axis=(0, 1)))
+        spectra = []
+        for kernel in _KERNELS[radius]:
+            placed = np.zeros(self._grid, np.float64)
+            placed[:2 * radius + 1, :2 * radius + 1] = kernel[::-1, ::-1]
+            shift = -(radius + self._pad)  # output (y, x) reads the extended channel around (y + pad, x + pad)
+            spectra.append(cv2.dft(np.roll(placed, (shift, shift), axis=(0, 1))))
+        return spectra
 
     def spectrum(self, channel):
         """The transform of the channel extended by reflection (OpenCV's packed layout)."""
@@ -188,14 +193,14 @@ class _Fourier:
         grid[:extended.shape[0], :extended.shape[1]] = extended
         return cv2.dft(grid)
 
-    def oriented(self, spectrum, radius: int) -> tuple:
-        """:func:`_oriented` of the channel whose :meth:`spectrum` is given, with the kernels of ``radius``."""
+    def oriented(self, spectrum, kernels) -> tuple:
+        """:func:`_oriented` of the channel whose :meth:`spectrum` is given, with the :meth:`kernels` of a radius."""
         import cv2
 
         h, w = self._shape
         inverse = cv2.DFT_INVERSE | cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE
         resp = np.empty((N_ORIENTATIONS, h, w), np.float32)
-        for k, kernel in enumerate(self._kernels[radius]):
+        for k, kernel in enumerate(kernels):
             resp[k] = cv2.dft(cv2.mulSpectrums(spectrum, kernel, 0), flags=inverse, nonzeroRows=h)[:h, :w]
         return _statistics(resp)
 
@@ -249,7 +254,8 @@ def boundary_features(image, *, stack: bool = True, feature_set: str = FEATURE_S
         source, kernels = (small, _HALF_KERNELS[r]) if coarse else (channels, _KERNELS[r])
         back = (lambda a: cv2.resize(a, (w, h), interpolation=cv2.INTER_LINEAR)) if coarse else (lambda a: a)
         if fourier is not None and r in FOURIER_RADII:
-            jobs = [lambda i=i, r=r: fourier.oriented(spectra[i], r) for i in range(len(channels))]
+            kernel_spectra = fourier.kernels(r)
+            jobs = [lambda s=s: fourier.oriented(s, kernel_spectra) for s in spectra]
         else:
             jobs = [lambda c=c: _oriented(c, kernels) for c in source]
         per_orientation = np.zeros((N_ORIENTATIONS,) + source[0].shape, np.float32)
