@@ -87,7 +87,7 @@ def make_photos(folder: Path, names) -> dict:
 COMMANDS = {"fuse": (["fuse"], []), "edges": (["edges"], []), "agree": (["fuse"], ["--agree"])}
 
 
-def run_fuse(photo: Path, out: Path, command: str = "fuse") -> tuple[float, float, int]:
+def run_command(photo: Path, out: Path, command: str = "fuse") -> tuple[float, float, int]:
     """(wall seconds, peak RSS GB, exit code) of one ``segensemble COMMAND photo -o out`` in a fresh process."""
     code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
             "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode; "
@@ -112,6 +112,8 @@ def main() -> None:
     if unknown := [c for c in commands if c not in COMMANDS]:
         ap.error(f"--commands: expected names from {', '.join(COMMANDS)}, got {unknown[0]!r}")
     names = [n for n in PHOTOS if not (args.skip_100mp and "100 MP" in n)]
+    from segensemble.io import read_image, read_labels
+
     start = time.perf_counter()
     paths = make_photos(args.dir, names)
     print(f"photos ready in {time.perf_counter() - start:.1f} s ({args.dir})", flush=True)
@@ -122,13 +124,11 @@ def main() -> None:
         for command in commands:
             for name in names:
                 out = args.dir / f"out-{command}-{paths[name].stem}.png"
-                seconds, gb, rc = run_fuse(paths[name], out, command)
+                seconds, gb, rc = run_command(paths[name], out, command)
                 if rc != 0:
                     raise SystemExit(f"{name}: segensemble {' '.join(COMMANDS[command][0])} exited {rc}")
                 times[command, name].append(seconds)
                 peaks[command, name].append(gb)
-                from segensemble.io import read_image, read_labels
-
                 result = read_image(out, max_pixels=None) if command == "edges" else read_labels(out, max_pixels=None)
                 shapes[command, name] = (result.shape[:2], None if command == "edges" else int(result.max()) + 1)
     for command in commands:

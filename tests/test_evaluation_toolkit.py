@@ -69,6 +69,7 @@ def test_edge_map_nms_fades_the_sides_and_keeps_ridge_centres():
     assert 0 < np.sum(out > 0.2) < 0.4 * ridge.sum()  # ridges ~5 px wide thinned to about one pixel
     assert boundary_normal(m).shape == m.shape
 
+
 @pytest.mark.parametrize("band_pixels", [1, 37, 200, 1000])
 def test_thinning_in_bands_of_rows_gives_the_whole_maps_result_to_the_last_bit(monkeypatch, band_pixels):
     from segensemble.evaluation import nms

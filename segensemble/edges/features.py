@@ -159,9 +159,9 @@ class _Fourier:
     with the kernel's transform (:meth:`oriented`; :meth:`kernels` gives one radius's 8 at a time, so that no more
     are held). The extension is at least as wide as every kernel's reach, so the cyclic wrap of the transform never
     reaches the image's pixels; each kernel is placed on the grid so that pixel (y, x) of the image is (y, x) of the
-    inverse transform, whose first rows alone are computed. In float64,
-    whose rounding (~1e-16 of the channel) leaves a flat channel's responses as near zero as ``filter2D``'s, as
-    the energy's local-maximum ratio (a ratio of two such near zeros in flat regions) needs.
+    inverse transform, whose first rows alone are computed. In float64, whose rounding (~1e-16 of the channel)
+    leaves a flat channel's responses as near zero as ``filter2D``'s, as the energy's local-maximum ratio (a ratio
+    of two such near zeros in flat regions) needs.
     """
 
     def __init__(self, shape):
