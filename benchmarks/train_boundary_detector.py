@@ -41,6 +41,8 @@ import numpy as np  # noqa: E402
 from scipy import ndimage  # noqa: E402
 
 POSITIVES, NEGATIVES = 2500, 3500
+#: Distance (pixels) within which ``--near-negatives`` draws negatives beside a contour.
+NEAR_DISTANCE = 6
 #: Workers are spawned, not forked: a process forked after LightGBM has run its OpenMP threads can hang.
 _SPAWN = multiprocessing.get_context("spawn")
 
@@ -56,18 +58,32 @@ def boundary_target(gt) -> np.ndarray:
     return np.mean([ndimage.binary_dilation(b, cross) for b in gt.boundaries], axis=0)
 
 
-def _sample(k: int, target: np.ndarray, where=None) -> np.ndarray:
-    """Up to POSITIVES pixels with a positive target and NEGATIVES with target 0 (among ``where`` when given)."""
+def _sample(k: int, target: np.ndarray, where=None, rows=(POSITIVES, NEGATIVES), near: float = 0.0) -> np.ndarray:
+    """Up to ``rows`` = (positives, negatives) pixels with a positive target and with target 0 (among ``where``).
+
+    With ``near`` > 0, that share of the negatives is drawn from the target-0 pixels within
+    ``NEAR_DISTANCE`` pixels of a positive one (the pixels beside a contour, which non-maximum suppression
+    must rank below it), the rest from all target-0 pixels.
+    """
     rng = np.random.default_rng(k)
     allowed = np.ones(target.shape, bool) if where is None else where
     pos, neg = np.flatnonzero(allowed & (target > 0)), np.flatnonzero(allowed & (target == 0))
-    return np.concatenate([rng.choice(pos, min(len(pos), POSITIVES), replace=False),
-                           rng.choice(neg, min(len(neg), NEGATIVES), replace=False)])
+    n_pos, n_neg = rows
+    picked = [rng.choice(pos, min(len(pos), n_pos), replace=False)]
+    if near > 0:
+        close = ndimage.distance_transform_edt(target == 0) <= NEAR_DISTANCE
+        beside = np.flatnonzero(allowed & (target == 0) & close)
+        take = rng.choice(beside, min(len(beside), round(near * n_neg)), replace=False)
+        picked.append(take)
+        neg = np.setdiff1d(neg, take, assume_unique=True)
+        n_neg -= len(take)
+    picked.append(rng.choice(neg, min(len(neg), n_neg), replace=False))
+    return np.concatenate(picked)
 
 
 def _rows(task):
     """Sampled feature rows and targets of one train image (with the context of ``stage1`` when given)."""
-    root, k, (split, image_id), stage1, stride, feature_set, candidates = task
+    root, k, (split, image_id), stage1, stride, feature_set, candidates, rows, near = task
     from segensemble.datasets import BSDS500
     from segensemble.edges.detector import load_boundary_model, predict_probability
     from segensemble.edges.features import boundary_features, context_features
@@ -82,12 +98,13 @@ def _rows(task):
         features = np.concatenate([features, context_features(p)], axis=-1)
         if candidates is not None:  # stage 2 learns only the pixels it will be asked about
             where = p >= candidates
-    idx = _sample(k, target, where)
+    idx = _sample(k, target, where, rows, near)
     return features.reshape(-1, features.shape[-1])[idx], target.ravel()[idx]
 
 
-def _gather(root, ids, jobs, feature_set, stage1_of=None, stride=2, candidates=None):
-    tasks = [(root, k, i, None if stage1_of is None else stage1_of(k), stride, feature_set, candidates)
+def _gather(root, ids, jobs, feature_set, stage1_of=None, stride=2, candidates=None, rows=(POSITIVES, NEGATIVES),
+            near=0.0):
+    tasks = [(root, k, i, None if stage1_of is None else stage1_of(k), stride, feature_set, candidates, rows, near)
              for k, i in enumerate(ids)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_SPAWN) as pool:
         parts = list(pool.map(_rows, tasks))
@@ -140,6 +157,10 @@ def main() -> None:
                     help="stage 2 predicts only where stage 1 reaches this probability (default: everywhere)")
     ap.add_argument("--train-on-candidates", action="store_true",
                     help="sample stage 2's training pixels only where the held-out stage 1 reaches --candidates")
+    ap.add_argument("--rows-per-image", type=int, nargs=2, default=(POSITIVES, NEGATIVES), metavar=("POS", "NEG"),
+                    help="pixels sampled per train image with a positive target and with target 0")
+    ap.add_argument("--near-negatives", type=float, default=0.0,
+                    help=f"share of the negatives drawn within {NEAR_DISTANCE} px of a contour (default 0)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", required=True, help="model file to write (.json.gz)")
     args = ap.parse_args()
@@ -147,6 +168,10 @@ def main() -> None:
         ap.error("--train-on-candidates: needs --candidates and --stages 2")
     if args.refit_on_val and args.val:
         ap.error("--val: val is part of the training data with --refit-on-val; choose the settings first")
+    if not 0.0 <= args.near_negatives <= 1.0:
+        ap.error(f"--near-negatives: expected a share in [0, 1], got {args.near_negatives}")
+    if min(args.rows_per_image) < 1:
+        ap.error(f"--rows-per-image: expected two positive counts, got {args.rows_per_image}")
 
     start = time.perf_counter()
     ds = BSDS500(args.bsds)
@@ -154,7 +179,8 @@ def main() -> None:
     ids = [("train", i) for i in ds.ids("train")[: args.train]]
     if args.refit_on_val:
         ids += [("val", i) for i in ds.ids("val")]
-    X, Y = _gather(root, ids, args.jobs, args.features)
+    rows = tuple(args.rows_per_image)
+    X, Y = _gather(root, ids, args.jobs, args.features, rows=rows, near=args.near_negatives)
     print(f"stage 1 rows: {sum(len(y) for y in Y)} from {len(ids)} images ({time.perf_counter() - start:.0f} s)",
           flush=True)
 
@@ -167,7 +193,9 @@ def main() -> None:
     info = {"train_images": len(ids), "splits": sorted({split for split, _ in ids}), "rounds": args.rounds,
             "stages": args.stages,
             "learning_rate": args.learning_rate, "leaves": args.leaves,
-            "rows_per_image": [POSITIVES, NEGATIVES]}
+            "rows_per_image": list(rows)}
+    if args.near_negatives:
+        info["near_negatives"] = [args.near_negatives, NEAR_DISTANCE]
     if args.stages == 2:  # out-of-fold stage-1 maps for the context of stage 2
         folds = [range(0, len(ids), 2), range(1, len(ids), 2)]
         tmp = []
@@ -176,7 +204,8 @@ def main() -> None:
             BoundaryModel((fit(fold),), (args.stride,), {}, args.features).to_file(path)
             tmp.append(path)
         X, Y = _gather(root, ids, args.jobs, args.features, stage1_of=lambda k: tmp[1 - k % 2], stride=args.stride,
-                       candidates=args.candidates if args.train_on_candidates else None)
+                       candidates=args.candidates if args.train_on_candidates else None, rows=rows,
+                       near=args.near_negatives)
         for path in tmp:
             os.remove(path)
         rounds, rate = args.stage2_rounds or args.rounds, args.stage2_learning_rate or args.learning_rate
