@@ -67,12 +67,13 @@ def _sample(k: int, target: np.ndarray, where=None, rows=(POSITIVES, NEGATIVES),
     """
     rng = np.random.default_rng(k)
     allowed = np.ones(target.shape, bool) if where is None else where
-    pos, neg = np.flatnonzero(allowed & (target > 0)), np.flatnonzero(allowed & (target == 0))
+    zero = allowed & (target == 0)
+    pos, neg = np.flatnonzero(allowed & (target > 0)), np.flatnonzero(zero)
     n_pos, n_neg = rows
     picked = [rng.choice(pos, min(len(pos), n_pos), replace=False)]
     if near > 0:
         close = ndimage.distance_transform_edt(target == 0) <= NEAR_DISTANCE
-        beside = np.flatnonzero(allowed & (target == 0) & close)
+        beside = np.flatnonzero(zero & close)
         take = rng.choice(beside, min(len(beside), round(near * n_neg)), replace=False)
         picked.append(take)
         neg = np.setdiff1d(neg, take, assume_unique=True)
