@@ -20,6 +20,7 @@ available = REGISTRY.available
 describe = REGISTRY.describe
 register = REGISTRY.register
 cost = REGISTRY.cost
+preload = REGISTRY.preload
 
 # Importing the modules registers them.
 from segensemble.segmenters import felzenszwalb as _felzenszwalb  # noqa: E402,F401

@@ -98,7 +98,7 @@ def _signed_distance(u):
     return ndimage.distance_transform_edt(u) - ndimage.distance_transform_edt(~u)
 
 
-@REGISTRY.register("chanvese", cost=8)
+@REGISTRY.register("chanvese", cost=8, imports=("skimage.segmentation:chan_vese",))
 def chanvese(
     image, *, n_segments: int = 10, variant: str = "morphological", n_iter: int = 30, smoothing: int = 1,
     downsample: int = 3, min_fraction: float = 0.02, softness: float = 2.0, rng=None,

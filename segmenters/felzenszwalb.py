@@ -56,7 +56,7 @@ def _fh(img, scale, sigma, min_size):
     return segment_sorted(edges, weights, h * w, scale / 255.0, min_size).reshape(h, w)
 
 
-@REGISTRY.register("felzenszwalb")
+@REGISTRY.register("felzenszwalb", imports=("skimage.filters:gaussian",))
 def felzenszwalb(
     image, *, n_segments: int | None = None, scale: float = 300.0, sigma: float = 0.8,
     min_size: int = 50, rng=None,

@@ -116,7 +116,7 @@ def _gaussian_costs(X, labels, k, reg=1e-3):
     return costs
 
 
-@REGISTRY.register("graphcut", cost=4)
+@REGISTRY.register("graphcut", cost=4, imports=("sklearn.cluster:KMeans",))
 def graphcut(
     image, *, n_segments: int = 8, smoothness: float = 2.0, rounds: int = 3, texture_weight: float = 0.5,
     downsample: int = 2, rng=None,

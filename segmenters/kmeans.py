@@ -36,7 +36,7 @@ def to_colour_space(image, space: str) -> np.ndarray:
     return {"lab": color.rgb2lab, "luv": color.rgb2luv, "xyz": color.rgb2xyz, "hed": color.rgb2hed}[space](img)
 
 
-@REGISTRY.register("kmeans")
+@REGISTRY.register("kmeans", imports=("skimage.color:rgb2lab", "sklearn.cluster:KMeans"))
 def kmeans(
     image, *, n_segments: int = 10, colour_space: str = "lab", position_weight: float = 0.0,
     texture_weight: float = 0.5, sample: int = 10000, rng=None,

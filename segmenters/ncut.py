@@ -113,7 +113,8 @@ def _superpixels(img, n, compactness, k):
     return Segmentation((yy // side) * (-(-w // side)) + xx // side).labels
 
 
-@REGISTRY.register("ncut")
+@REGISTRY.register("ncut", imports=("skimage.segmentation:slic", "skimage.graph:rag_mean_color",
+                                     "skimage.graph:cut_normalized"))
 def ncut(
     image, *, n_segments: int = 8, mode: str = "kway", n_superpixels: int = 400, compactness: float = 10.0,
     sigma_colour: float = 1.0, sigma_texture: float = 1.5, sigma_boundary: float = 0.15, threshold: float = 0.2,

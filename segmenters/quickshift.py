@@ -12,7 +12,7 @@ from segensemble.segmenters._registry import REGISTRY
 __all__ = ["quickshift"]
 
 
-@REGISTRY.register("quickshift", cost=9)
+@REGISTRY.register("quickshift", cost=9, imports=("skimage.segmentation:quickshift",))
 def quickshift(
     image, *, kernel_size: float = 6.0, max_dist: float = 30.0, ratio: float = 0.5, sigma: float = 1.0, rng=None,
 ) -> Segmentation:

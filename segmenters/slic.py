@@ -42,7 +42,7 @@ def _slic_memberships(img, labels, n_segments, compactness, sigma):
     return softmax_memberships(d2, temp or 1.0)
 
 
-@REGISTRY.register("slic")
+@REGISTRY.register("slic", imports=("skimage.segmentation:slic",))
 def slic(
     image, *, n_segments: int = 25, compactness: float = 20.0, sigma: float = 1.0, soft: bool = True, rng=None,
 ) -> Segmentation:

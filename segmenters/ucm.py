@@ -15,7 +15,8 @@ __all__ = ["ucm", "UCM_THRESHOLD", "UCM_MIN_SIZE"]
 UCM_THRESHOLD = 0.3
 
 
-@REGISTRY.register("ucm", cost=9)
+@REGISTRY.register("ucm", cost=9,
+                   imports=("skimage.morphology:local_minima", "skimage.segmentation:watershed"))
 def ucm(image, *, n_segments: int | None = None, threshold: float = UCM_THRESHOLD, min_size: int = UCM_MIN_SIZE,
         model=None, rng=None, n_jobs: int = 1) -> Segmentation:
     """Regions of the learned boundary detector's ultrametric contour map.

@@ -13,7 +13,7 @@ from segensemble.segmenters._registry import REGISTRY
 __all__ = ["watershed"]
 
 
-@REGISTRY.register("watershed")
+@REGISTRY.register("watershed", imports=("skimage.segmentation:watershed",))
 def watershed(image, *, n_segments: int = 25, compactness: float = 0.0001, sigma: float = 1.0, rng=None) -> Segmentation:
     """Compact watershed of the Lab colour gradient from a regular grid of markers.
 

@@ -78,3 +78,36 @@ def test_bad_parameter_values():
         segmenters.get("slic")(_image(), n_segments=0)
     with pytest.raises(InputError, match="scale"):
         segmenters.get("felzenszwalb")(_image(), scale=-1)
+
+
+_FIRST_RUN = """
+import json, sys
+import numpy as np
+from segensemble import segmenters
+name = sys.argv[1]
+segmenters.preload([name])
+new = []
+sys.addaudithook(lambda event, args: new.append(args[0]) if event == "import" and args[0] not in sys.modules else None)
+segmenters.get(name)(np.random.default_rng(0).random((48, 64, 3)), rng=0)
+print(json.dumps(sorted(set(new))))
+"""
+
+
+def test_preload_leaves_nothing_for_the_first_run_to_import(tmp_path):
+    """After ``preload``, a segmenter's first run in a fresh interpreter imports no module: members run in threads,
+    and two threads importing modules that import each other (scikit-image's SLIC and its morphology both reach
+    ``scipy.spatial``) fail now and then with 'cannot import name ... from partially initialized module'."""
+    import json
+    import subprocess
+    import sys
+
+    # in a scratch folder: a checkout's own segensemble/ folder (without the packages an install maps into it)
+    # must not shadow the installed package
+    runs = {name: subprocess.Popen([sys.executable, "-c", _FIRST_RUN, name], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=tmp_path) for name in NAMES}
+    imported = {}
+    for name, proc in runs.items():
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        imported[name] = json.loads(out.strip().splitlines()[-1])
+    assert {name: modules for name, modules in imported.items() if modules} == {}

@@ -100,6 +100,7 @@ def run_checked_specs(img, specs, *, rng, n_jobs: int = 1, on_done=None) -> list
     gen = check_rng(rng)
     seeds = gen.integers(0, 2**31 - 1, size=len(specs))
     registry = deferred.segmenters()
+    registry.preload(name for name, _ in specs)  # the members' first imports, before they run in threads
 
     def run(name, params, seed):
         fn = registry.get(name)
