@@ -1,7 +1,8 @@
 """The compiled parts of segensemble (the thinning of boundary maps, codes by first occurrence, the benchmark's
 sparse assignment solver and its threshold sweep's steps, the boundary detector's tree walker and oriented-response
 statistics, the greedy region merger, Felzenszwalb's merge pass, the NMF consensus's update, the k-means metric's
-row norms, BOEM's steepest descent, CAP's hill climbing); everything else is in pyproject.toml."""
+row norms, BOEM's steepest descent, CAP's hill climbing, the sums of the photos' label refinement); everything
+else is in pyproject.toml."""
 
 from setuptools import Extension, setup
 
@@ -12,6 +13,9 @@ setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.py
                    Extension("segensemble.evaluation._sweep_graph", ["segensemble/evaluation/_sweep_graph.pyx"]),
                    Extension("segensemble.edges._forest", ["segensemble/edges/_forest.pyx"]),
                    Extension("segensemble.edges._oriented", ["segensemble/edges/_oriented.pyx"]),
+                   # no fused multiply-add: the colour sums repeat NumPy's einsum bit for bit
+                   Extension("segensemble.pipeline._vote_sums", ["segensemble/pipeline/_vote_sums.pyx"],
+                             extra_compile_args=["-ffp-contract=off"]),
                    # sqrt without errno (vectorisable), no fused multiply-add: the AVX2 and baseline clones agree
                    Extension("segensemble.consensus._nmf_sweep", ["consensus/_nmf_sweep.pyx"],
                              extra_compile_args=["-fno-math-errno", "-ffp-contract=off"]),

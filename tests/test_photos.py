@@ -97,6 +97,33 @@ def test_threads_refine_the_same_labels_as_one(monkeypatch):
         upsample_labels(coarse, small, full, n_jobs=0)
 
 
+def test_the_compiled_vote_sums_are_einsums_by_hand_and_bit_for_bit():
+    """``label_sums``: per candidate, the weights and weighted colours of the candidates with its label; the colour
+    sums equal NumPy's einsum over the (n, 9, 9) label-equality table bit for bit, the support the same terms
+    added in candidate order."""
+    from segensemble.pipeline._vote_sums import label_sums
+
+    cand = np.array([[4, 7, 4]], np.int32)
+    ws = np.array([[0.5, 0.25, 1.0]], np.float32)
+    col = np.array([[[2, 0, 0], [8, 0, 4], [1, 1, 0]]], np.float32)
+    support, sums = label_sums(cand, ws, col)
+    assert support.tolist() == [[1.5, 0.25, 1.5]]
+    assert sums.tolist() == [[[2.0, 1.0, 0.0], [2.0, 0.0, 1.0], [2.0, 1.0, 0.0]]]
+    rng = np.random.default_rng(11)
+    cand = rng.integers(0, 3, (5000, 9)).astype(np.int32)
+    ws = rng.random((5000, 9), dtype=np.float32)
+    col = (rng.random((5000, 9, 3), dtype=np.float32) * 200 - 100).astype(np.float32)
+    same = (cand[:, :, None] == cand[:, None, :]).astype(np.float32)
+    support, sums = label_sums(cand, ws, col)
+    assert np.array_equal(sums.view(np.uint32), np.einsum("njk,nk,nkc->njc", same, ws, col).view(np.uint32))
+    in_order = np.zeros((5000, 9), np.float32)
+    for k in range(9):
+        in_order += same[:, :, k] * ws[:, None, k]
+    assert np.array_equal(support, in_order)
+    with pytest.raises(ValueError, match="must agree"):
+        label_sums(cand, ws[:, :8].copy(), col)
+
+
 def test_run_recipe_at_a_working_scale_answers_at_full_resolution():
     img = _blocks(120, 160)
     result = run_recipe(img, SMALL, hierarchy=True, confidence="auto")

@@ -42,6 +42,7 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.errors import InputError
+from segensemble.pipeline._vote_sums import label_sums
 from segensemble.threads import available_cores, thread_map
 from segensemble.validation import check_image, check_int
 
@@ -233,9 +234,8 @@ def _vote(lab, small_lab, w, h, offsets, py, px, iy, ix, colours, inv_s, inv_r) 
         cand[:, j] = lab[qy, qx]
         col[:, j] = small_lab[qy * w + qx]
         ws[:, j] = np.exp(-((py - qy) ** 2 + (px - qx) ** 2) * inv_s)
-    same = (cand[:, :, None] == cand[:, None, :]).astype(np.float32)
-    support = np.einsum("njk,nk->nj", same, ws)
-    means = np.einsum("njk,nk,nkc->njc", same, ws, col) / support[:, :, None]
+    support, sums = label_sums(cand, ws, col)
+    means = sums / support[:, :, None]
     score = support * np.exp(-((colours[:, None, :] - means) ** 2).sum(axis=2) * inv_r)
     return cand[np.arange(n), np.argmax(score, axis=1)]
 
