@@ -1,6 +1,8 @@
 """The command line: happy paths and the bad-input contract (exit 2, one line, no output)."""
 
+import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -165,10 +167,30 @@ def test_bench_on_synthetic_then_resume(tmp_path):
     for name in ("methods_per_image.csv", "methods.txt", "eval_hierarchy/eval_bdry.txt", "eval_hierarchy/eval_cover.txt"):
         assert (out / name).is_file(), name
     assert 0 < summary["hierarchy"]["boundary"]["ods"]["f"] <= 1
+    printed = result.stdout.split()  # at the 80 columns of a redirected output, every score printed whole
+    for row in summary["table"].values():
+        assert all(f"{row[k]:.4f}" in printed for k in ("covering", "pri", "voi", "f")), (row, result.stdout)
     before = {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
     result = runner.invoke(app, args)
     assert result.exit_code == 0
     assert before == {p.name: p.stat().st_mtime_ns for p in (out / "per_image").iterdir()}
+
+
+@pytest.mark.parametrize("width, terminal", [(80, True), (40, True), (80, False)])
+def test_bench_table_never_folds_a_score(monkeypatch, width, terminal):
+    from rich.console import Console
+
+    from segensemble.cli import bench
+
+    row = {"covering": 0.53914, "pri": 0.69642, "voi": 3.45101, "f": 0.41853, "n_segments": 217.0}
+    summary = {"n_images": 3, "dataset": "BSDS500", "table": {"ucm:threshold=0.15,model=boundary-v3": row,
+                                                              "fused": {**row, "voi": 1.39551}}}
+    printed = io.StringIO()
+    monkeypatch.setattr(bench, "out", Console(file=printed, width=width, force_terminal=terminal, highlight=False))
+    bench._print_summary(summary, "default@9", "val")
+    words = re.sub(r"\x1b\[[0-9;]*m", "", printed.getvalue()).split()
+    assert {"0.5391", "0.6964", "3.4510", "0.4185", "217.0", "1.3955"} <= set(words), words
+    assert ("ucm:threshold=0.15,model=boundary-v3" in words) == (not terminal or width < 80), words
 
 
 def test_bench_with_recipe_overrides_and_a_recipe_file(tmp_path):
