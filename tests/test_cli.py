@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import segensemble
 from segensemble.cli import app
-from segensemble.io import read_labels, write_image, write_labels
+from segensemble.io import read_image, read_labels, write_image, write_labels
 
 runner = CliRunner()
 
@@ -526,6 +526,11 @@ def test_edges_writes_a_thinned_8_bit_map_and_a_raw_float_map(tmp_path, image_fi
     one = tmp_path / "one.npy"  # predicted in one thread: the same map
     assert runner.invoke(app, ["edges", str(image_file), "--raw", "-j", "1", "-o", str(one)]).exit_code == 0
     assert np.array_equal(np.load(one, allow_pickle=False), raw)
+    from segensemble.edges import detect_boundaries
+
+    img = read_image(image_file)  # the best shipped detector by default, not the library's boundary-v1
+    assert np.array_equal(raw, detect_boundaries(img, model="boundary-v4", nms=False).astype(np.float32))
+    assert not np.array_equal(raw, detect_boundaries(img, nms=False).astype(np.float32))
 
 
 def test_edges_bad_input_is_one_line_and_writes_nothing(tmp_path, image_file):

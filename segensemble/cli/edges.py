@@ -24,9 +24,9 @@ def edges(
                                                     "(thick ridges).")] = False,
     ucm2: Annotated[Optional[Path], typer.Option("--ucm2", help="Also write the map's hierarchy of regions "
                                                  "(watershed + ultrametric contour map) as a BSDS ucm2 .mat.")] = None,
-    model: Annotated[Optional[Path], typer.Option("--model", help="A boundary model file or the name of a shipped "
-                                                                  "one (default: boundary-v1, trained on BSDS500 "
-                                                                  "train).")] = None,
+    model: Annotated[Optional[Path], typer.Option(
+        "--model", help="A boundary model file or the name of a shipped one (default: boundary-v4, the best shipped "
+        "detector: BSDS500 test ODS F 0.742, AP 0.799).")] = None,
     max_pixels: MaxPixels = MAX_PIXELS,
     downscale: Downscale = False,
     working_pixels: Annotated[Optional[int], typer.Option(
@@ -52,7 +52,7 @@ def edges(
     _check_paths(image, output, ucm2, model, max_pixels, downscale)
     import numpy as np
 
-    detector = edge_layer().load_boundary_model(model)
+    detector = edge_layer().load_boundary_model(edge_layer().RECOMMENDED_MODEL if model is None else model)
     img, original, _ = pipeline().imagesize.prepare_image(image, max_pixels, downscale, working_pixels or None)
     if ucm2 is not None and original is not None:
         raise InputError(f"--ucm2: {image} is {original[1]}x{original[0]}, processed at {img.shape[1]}x"

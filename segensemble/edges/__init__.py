@@ -7,8 +7,9 @@
   detector's, or HED/RCF/SE output) before the Berkeley boundary benchmark.
 """
 
-from segensemble.edges.detector import BoundaryModel, boundary_models, detect_boundaries, load_boundary_model
+from segensemble.edges.detector import (RECOMMENDED_MODEL, BoundaryModel, boundary_models, detect_boundaries,
+                                        load_boundary_model)
 from segensemble.evaluation.nms import boundary_normal, non_maximum_suppression
 
-__all__ = ["BoundaryModel", "boundary_models", "detect_boundaries",
+__all__ = ["BoundaryModel", "RECOMMENDED_MODEL", "boundary_models", "detect_boundaries",
            "load_boundary_model", "boundary_normal", "non_maximum_suppression"]

@@ -28,15 +28,18 @@ from segensemble.edges.booster import load_booster
 from segensemble.edges.features import FEATURE_SETS, boundary_features, context_features
 from segensemble.evaluation.nms import non_maximum_suppression
 
-__all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "load_boundary_model", "detect_boundaries",
-           "predict_probability", "boundary_models"]
+__all__ = ["BoundaryModel", "MODEL_FORMAT", "FEATURE_SET", "DEFAULT_MODEL", "RECOMMENDED_MODEL", "load_boundary_model",
+           "detect_boundaries", "predict_probability", "boundary_models"]
 
 MODEL_FORMAT = "segensemble-boundary-model"
 #: The feature set of :func:`segensemble.edges.features.boundary_features` the shipped model reads (a model
 #: names the one it needs; every set in ``FEATURE_SETS`` is computed).
 FEATURE_SET = FEATURE_SETS[0]
-#: The model that ships in the package.
+#: The model that ships in the package: the library's default, which recipes up to ``default@8`` use without naming it.
 DEFAULT_MODEL = Path(__file__).parent / "models" / "boundary-v1.json.gz"
+#: The shipped model with the best boundary scores (BSDS500 test ODS F 0.7419, AP 0.7991; ``boundary-v1`` 0.7360 /
+#: 0.7928), at ``boundary-v3``'s speed: the default of ``segensemble edges``.
+RECOMMENDED_MODEL = "boundary-v4"
 #: The last image's raw probability, by content, strides and model (the detector is deterministic): a recipe's
 #: ucm member and its boundary evidence share it. Kept at any size (one float32 plane).
 _RECENT = ImageMemo(max_pixels=MAX_PIXELS)
@@ -95,6 +98,8 @@ def boundary_models() -> list:
 
 def load_boundary_model(path=None) -> BoundaryModel:
     """Read a boundary model file, or a shipped model by name (default: ``boundary-v1``, the one recipes use).
+
+    :data:`RECOMMENDED_MODEL` (``"boundary-v4"``) names the shipped model with the best boundary scores.
 
     Raises
     ------
