@@ -191,6 +191,7 @@ def test_bench_table_never_folds_a_score(monkeypatch, width, terminal):
     words = re.sub(r"\x1b\[[0-9;]*m", "", printed.getvalue()).split()
     assert {"0.5391", "0.6964", "3.4510", "0.4185", "217.0", "1.3955"} <= set(words), words
     assert ("ucm:threshold=0.15,model=boundary-v3" in words) == (not terminal or width < 80), words
+    bench._print_summary({"n_images": 0, "dataset": "BSDS500", "table": {}}, "default@9", "val")  # every image failed
 
 
 def test_bench_with_recipe_overrides_and_a_recipe_file(tmp_path):

@@ -30,7 +30,7 @@ def _print_summary(summary: dict, recipe: str, split: str) -> None:
     # The member specs fold to 10 columns in a narrow terminal; redirected to a file, or where even that leaves too
     # little room for the scores, the table is printed at its natural width (lines longer than the terminal's).
     natural = Measurement.get(out, out.options.update_width(10_000), table).maximum
-    if out.is_terminal and natural - max(10, *map(len, summary["table"])) + 10 <= out.width:
+    if out.is_terminal and natural - max([10, *map(len, summary["table"])]) + 10 <= out.width:
         out.print(table)
     else:
         Console(file=out.file, width=natural, highlight=False, force_terminal=out.is_terminal).print(table)
