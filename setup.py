@@ -1,4 +1,5 @@
-"""The compiled parts of segensemble (the thinning of boundary maps, codes by first occurrence, the benchmark's
+"""The compiled parts of segensemble (the thinning of boundary maps, the comparisons of their non-maximum
+suppression, codes by first occurrence, the benchmark's
 sparse assignment solver and its threshold sweep's steps, the boundary detector's tree walker and oriented-response
 statistics, the greedy region merger, Felzenszwalb's merge pass, the NMF consensus's update, the k-means metric's
 row norms, BOEM's steepest descent, CAP's hill climbing, the sums of the photos' label refinement); everything
@@ -11,6 +12,9 @@ setup(ext_modules=[Extension("segensemble._thinning", ["segensemble/_thinning.py
                    Extension("segensemble.evaluation._sparse_assignment",
                              ["segensemble/evaluation/_sparse_assignment.pyx"]),
                    Extension("segensemble.evaluation._sweep_graph", ["segensemble/evaluation/_sweep_graph.pyx"]),
+                   # no fused multiply-add: the readings repeat SciPy's map_coordinates(order=1) bit for bit
+                   Extension("segensemble.evaluation._suppress", ["segensemble/evaluation/_suppress.pyx"],
+                             extra_compile_args=["-ffp-contract=off"]),
                    Extension("segensemble.edges._forest", ["segensemble/edges/_forest.pyx"]),
                    Extension("segensemble.edges._oriented", ["segensemble/edges/_oriented.pyx"]),
                    # no fused multiply-add: the colour sums repeat NumPy's einsum bit for bit

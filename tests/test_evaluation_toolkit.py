@@ -87,6 +87,42 @@ def test_thinning_in_bands_of_rows_gives_the_whole_maps_result_to_the_last_bit(m
         np.testing.assert_array_equal(edge_map_nms(e), whole_protocol)
 
 
+def _suppressed_by_map_coordinates(e, normal, radius, multiplier=1.01):
+    """The thinning's comparisons as SciPy computes them: the whole map read along the normal by
+    ``map_coordinates(order=1)`` at positions clipped to the map."""
+    h, w = e.shape
+    yy, xx = np.arange(h, dtype=np.float64)[:, None], np.arange(w, dtype=np.float64)[None, :]
+    cos, sin = np.cos(normal), np.sin(normal)
+    keep = np.ones(e.shape, dtype=bool)
+    for d in [*range(-radius, 0), *range(1, radius + 1)]:
+        coords = [np.clip(yy + d * sin, 0, h - 1), np.clip(xx + d * cos, 0, w - 1)]
+        keep &= e * multiplier >= ndimage.map_coordinates(e, coords, order=1)
+    return np.where(keep, e, 0.0)
+
+
+def test_compiled_bilinear_readings_equal_scipy_map_coordinates_to_the_last_bit():
+    from segensemble.evaluation._suppress import bilinear_readings
+
+    rng = np.random.default_rng(5)
+    for h, w in [(1, 1), (1, 7), (7, 1), (2, 3), (50, 70)]:
+        e = rng.random((h, w)) ** 3
+        t = rng.random(20000) * np.pi  # positions with every bit set, the last row and column included
+        cy = np.concatenate([np.abs(np.sin(t)) * (h - 1), np.arange(h, dtype=np.float64), np.full(w, h - 1.0)])
+        cx = np.concatenate([np.abs(np.cos(t)) ** 2 * (w - 1), np.full(h, w - 1.0), np.arange(w, dtype=np.float64)])
+        np.testing.assert_array_equal(bilinear_readings(e, cy, cx), ndimage.map_coordinates(e, [cy, cx], order=1))
+
+
+@pytest.mark.parametrize("radius", [1, 2, 3])
+def test_compiled_thinning_reads_the_map_as_scipy_map_coordinates_does_to_the_last_bit(radius):
+    rng = np.random.default_rng(23)
+    for h, w in [(1, 1), (1, 9), (9, 1), (2, 2), (47, 61), (161, 241)]:
+        for e in (rng.random((h, w)) ** 3, np.round(rng.random((h, w)) * 4) / 4, _ridges(radius, (h, w))):
+            # angles with every bit set (positions near the first row and column are not on a coarse grid)
+            for normal in (rng.random((h, w)) * np.pi, np.arccos(rng.uniform(-1, 1, (h, w))), boundary_normal(e)):
+                expected = _suppressed_by_map_coordinates(e, normal, radius)
+                np.testing.assert_array_equal(non_maximum_suppression(e, normal, radius=radius, border=0), expected)
+
+
 def _gt_folder(tmp_path, maps):
     folder = tmp_path / "gt"
     folder.mkdir()

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import ndimage
 
 from segensemble.errors import InputError
+from segensemble.evaluation._suppress import suppress_band
 from segensemble.validation import check_int, check_soft_map
 
 __all__ = ["boundary_normal", "edge_map_nms", "non_maximum_suppression", "triangle_smooth"]
@@ -134,7 +135,7 @@ def non_maximum_suppression(edges, normal=None, *, radius: int = 1, border: int 
     for top in range(0, h, rows):  # bands of rows, each with the margin its pixels read
         lo, hi = max(0, top - margin), min(h, top + rows + margin)
         band = normal[lo:hi] if given else boundary_normal(e[lo:hi])
-        out[top:top + rows] = _suppressed(e[lo:hi], band, lo, h, r, m)[top - lo:top - lo + rows]
+        out[top:top + rows] = _suppressed(e[lo:hi], band, lo, h, r, m, top - lo, min(top + rows, h) - lo)
     if b:  # the nearer side decides: min over both axes (equal to min(distance to the border) / b)
         out *= np.minimum(_side_fade(h, b)[:, None], _side_fade(w, b)[None, :])
     return out
@@ -147,20 +148,18 @@ BAND_PIXELS = 1 << 20
 _NORMAL_REACH = 6
 
 
-def _suppressed(e, normal, lo: int, h: int, r: int, m: float) -> np.ndarray:
-    """``e`` (rows ``lo`` on of a map ``h`` rows high) where it is a maximum along ``normal``, 0 elsewhere.
+def _suppressed(e, normal, lo: int, h: int, r: int, m: float, first: int, stop: int) -> np.ndarray:
+    """Rows ``first:stop`` of ``e`` (rows ``lo`` on of a map ``h`` rows high) where it is a maximum along
+    ``normal``, 0 elsewhere (the band's other rows are the margin they read).
 
     The positions read are computed in the whole map's rows and then shifted to the band's (an exact
-    subtraction of a whole number), so the interpolation weights are the whole map's to the last bit.
+    subtraction of a whole number), so the interpolation weights are the whole map's to the last bit. The
+    readings and comparisons are compiled (:mod:`segensemble.evaluation._suppress`): the values
+    ``scipy.ndimage.map_coordinates(e, positions, order=1)`` gives, bit for bit, without its arrays of
+    positions.
     """
-    bh, w = e.shape
-    yy, xx = np.arange(lo, lo + bh, dtype=np.float64)[:, None], np.arange(w, dtype=np.float64)[None, :]
-    cos, sin = np.cos(normal), np.sin(normal)
-    keep = np.ones(e.shape, dtype=bool)
-    for d in [*range(-r, 0), *range(1, r + 1)]:
-        coords = [np.clip(yy + d * sin, 0, h - 1) - lo, np.clip(xx + d * cos, 0, w - 1)]
-        keep &= e * m >= ndimage.map_coordinates(e, coords, order=1)
-    return np.where(keep, e, 0.0)
+    cos, sin = (np.ascontiguousarray(f(normal), dtype=np.float64) for f in (np.cos, np.sin))
+    return suppress_band(np.ascontiguousarray(e, dtype=np.float64), cos, sin, lo, h, r, m, first, stop)
 
 
 def _side_fade(n: int, width: float) -> np.ndarray:
