@@ -371,3 +371,26 @@ def test_default_six_is_default_five_byte_for_byte_on_a_bsds_image(bsds_root):
     assert b.downscaled_from is None and a.labels.tobytes() == b.labels.tobytes()
     assert all(x.tobytes() == y.tobytes() for x, y in zip(a.levels, b.levels))
     assert a.confidence.tobytes() == b.confidence.tobytes()
+
+
+def test_a_map_brought_to_full_resolution_is_thinned_to_one_pixel_lines():
+    """A working-scale map of a circle's rim and a straight ridge, brought to 7 times the size: the thinned map
+    is one pixel wide along both (thinning the upsampled map as a native one keeps bands several pixels wide)."""
+    from segensemble.boundarymaps import thin_boundaries
+    from segensemble.evaluation.nms import non_maximum_suppression
+    from segensemble.pipeline.workscale import thin_upsampled_map, upsample_map
+
+    yy, xx = np.mgrid[0:60, 0:80].astype(np.float64)
+    rim = np.exp(-((np.hypot(yy - 30, xx - 30) - 18) ** 2) / 2)  # a soft ring of radius 18
+    ridge = np.exp(-((xx - 62) ** 2) / 2) * (yy > 5) * (yy < 55)  # a vertical ridge at x = 62
+    p = np.maximum(rim, ridge)
+    shape = (420, 560)
+    thin = thin_upsampled_map(p, shape)
+    assert thin.shape == shape and np.array_equal(thin_boundaries(thin > 0), thin > 0)  # lines one pixel wide
+    rows = thin[80:300, 400:480] > 0  # the ridge: one pixel per row, at full pixel 7 * 62 + 3 within 2
+    assert all(np.count_nonzero(r) == 1 for r in rows) and np.all(np.abs(np.nonzero(rows)[1] + 400 - 437) <= 2)
+    strong = np.nonzero(thin[:, :400] > 0.1)  # the rim's pixels (the Gaussian's far tails leave tiny maxima)
+    ring = np.hypot(strong[0] - 213, strong[1] - 213)  # working pixel 30's centre is full pixel 7 * 30 + 3
+    assert np.all(np.abs(ring - 126) <= 4) and ring.size > 0.9 * 2 * np.pi * 126  # on the rim, radius 7 * 18
+    native = non_maximum_suppression(upsample_map(p, shape))  # the native protocol on the upsampled map: the ring
+    assert np.count_nonzero(native[:, :400] > 0.1) > 2 * ring.size  # comes out in bands, not lines

@@ -61,11 +61,14 @@ def edges(
     if ucm2 is not None:
         ucm = edge_layer().ucm
         io().write_ucm2(ucm2, ucm.boundary_hierarchy(probability, min_size=ucm.UCM_MIN_SIZE).ucm2())
-    if original is not None:  # thinned at full resolution, as the benchmark expects
-        probability = pipeline().workscale.upsample_map(probability, original)
+    if original is not None:  # thinned at full resolution, with the normal and the reach of the working scale
+        workscale = pipeline().workscale
+        edges_map = (workscale.upsample_map(probability, original) if raw
+                     else workscale.thin_upsampled_map(probability, original).astype(np.float32))
         err.print(f"{image}: {original[1]}x{original[0]} detected at {img.shape[1]}x{img.shape[0]}; the map is "
                   "brought back to full resolution", markup=False)
-    edges_map = probability if raw else edge_layer().non_maximum_suppression(probability).astype(np.float32)
+    else:
+        edges_map = probability if raw else edge_layer().non_maximum_suppression(probability).astype(np.float32)
     _write_map(output, edges_map)
     err.print(f"boundaries ({'raw probability' if raw else 'thinned'}), max {float(edges_map.max()):.2f} -> {output}",
               markup=False)
