@@ -394,3 +394,12 @@ def test_a_map_brought_to_full_resolution_is_thinned_to_one_pixel_lines():
     assert np.all(np.abs(ring - 126) <= 4) and ring.size > 0.9 * 2 * np.pi * 126  # on the rim, radius 7 * 18
     native = non_maximum_suppression(upsample_map(p, shape))  # the native protocol on the upsampled map: the ring
     assert np.count_nonzero(native[:, :400] > 0.1) > 2 * ring.size  # comes out in bands, not lines
+
+
+def test_thinning_a_map_brought_to_full_resolution_refuses_a_smaller_shape_and_a_bad_map():
+    from segensemble.pipeline.workscale import thin_upsampled_map
+
+    with pytest.raises(InputError, match=r"shape: expected at least the map's \(6, 8\), got \(5, 16\)"):
+        thin_upsampled_map(np.zeros((6, 8)), (5, 16))
+    with pytest.raises(InputError, match="probability"):
+        thin_upsampled_map(np.full((6, 8), np.nan), (12, 16))
