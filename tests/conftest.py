@@ -15,6 +15,17 @@ settings.register_profile("ci", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+#: Most worker processes ``pytest -n auto`` starts (pyproject.toml's addopts): one per core up to this. Several tests
+#: run batches with worker processes or threads of their own and hold up to about a gigabyte.
+MAX_TEST_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per core this process may run on, at most :data:`MAX_TEST_WORKERS`."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(MAX_TEST_WORKERS, cores))
+
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SEGENSEMBLE_SHARED", REPO.parent / "shared"))
 BSDS_BENCH = SHARED / "bsds-bench"
