@@ -77,3 +77,37 @@ def test_a_bad_member_is_refused_before_any_member_runs(monkeypatch):
         with pytest.raises(InputError, match="nope"):
             segensemble.run_segmenters(img, ["slic:n_segments=4", "felzenszwalb:nope=1"], rng=0, n_jobs=n_jobs)
     assert ran == []
+
+
+def test_regions_that_vanish_at_full_resolution_leave_no_gap_and_segment_counts_what_it_writes(tmp_path):
+    """A region a working pixel wide can lose every full-resolution pixel to its neighbours: the labels left are
+    renumbered 0..k-1 in their order, and ``segment`` prints k (it printed the working scale's count)."""
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+    from segensemble.io import read_labels, write_image
+    from segensemble.pipeline.imagesize import to_input_size
+    from segensemble.pipeline.workscale import upsample_labels, working_image, working_shape
+
+    guide = np.zeros((16, 16), np.uint8)
+    guide[:, 12:] = 255
+    small = working_image(guide, (8, 8))
+    lab = np.zeros((8, 8), int)
+    lab[:, 6:] = 2
+    lab[3, 2] = 1  # one working pixel inside region 0: refined away
+    refined = upsample_labels(lab, small, guide)
+    assert sorted(np.unique(refined).tolist()) == [0, 2]
+    assert np.array_equal(to_input_size(lab, small, guide, (16, 16)), np.where(refined == 2, 1, refined))
+
+    noise = (np.random.default_rng(0).random((96, 128, 3)) * 255).astype(np.uint8)
+    write_image(tmp_path / "noise.png", noise)
+    args = ["segment", str(tmp_path / "noise.png"), "-m", "felzenszwalb", "-p", "scale=1", "-p", "min_size=1",
+            "-p", "sigma=0", "--working-pixels", "1536", "-o", str(tmp_path / "seg.png")]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    written = read_labels(tmp_path / "seg.png")
+    k = len(np.unique(written))
+    working = segensemble.segment(working_image(noise, working_shape((96, 128), 1536)), "felzenszwalb", scale=1, min_size=1, sigma=0)
+    assert k < working.n_segments  # regions vanished: the case at hand
+    assert np.unique(written).tolist() == list(range(k))
+    assert f"felzenszwalb: {k} regions -> " in r.stderr, r.stderr

@@ -75,11 +75,12 @@ def segment(
         source = pipeline().imagesize.read_unoriented(image, max_pixels, downscale)
     else:
         source = image
-    seg, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
+    _, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
                                                                  downscale=downscale, working_pixels=working,
                                                                  n_jobs=jobs, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size
         batch("photos").write_overlay(overlay, source, labels)
-    err.print(f"{method}: {counted(seg.n_segments, 'region')} -> {output}", markup=False)
+    # the regions written: at a working scale, a region of a pixel or two can vanish at full resolution
+    err.print(f"{method}: {counted(int(labels.max()) + 1, 'region')} -> {output}", markup=False)

@@ -187,6 +187,10 @@ def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
     """Labels of the processed image at the input's size: refined against ``raw`` when there is one (in ``n_jobs``
     threads, :func:`~segensemble.pipeline.workscale.upsample_labels`).
 
+    A region a pixel or two wide at the working scale can lose every full-resolution pixel to its neighbours
+    in the refinement: the labels that remain are then renumbered in their order (0..k-1 stays 0..k-1 with no
+    gap), so that a label map's largest label + 1 is its number of regions.
+
     Examples
     --------
     >>> to_input_size(np.array([[0, 1]]), None, None, (2, 4)).tolist()
@@ -195,7 +199,15 @@ def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
     if raw is None:
         return upscale_labels(labels, original)
     full = upsample_labels(labels, small, raw, n_jobs=n_jobs)
-    return full if full.shape == tuple(original) else upscale_labels(full, original)
+    return _without_gaps(full if full.shape == tuple(original) else upscale_labels(full, original))
+
+
+def _without_gaps(labels: np.ndarray) -> np.ndarray:
+    """Non-negative labels renumbered 0..k-1 in their order when some value below the largest is absent."""
+    kept = np.bincount(labels.ravel()) > 0
+    if kept.all():
+        return labels
+    return (np.cumsum(kept) - 1).astype(labels.dtype)[labels]
 
 
 def results_to_input_size(labels, levels, confidence, small, raw, original, *, n_jobs: int = 1):
