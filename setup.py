@@ -6,7 +6,7 @@ row norms, BOEM's steepest descent, CAP's hill climbing, the sums of the photos'
 else is in pyproject.toml.
 
 The modules are translated by Cython and compiled by the C compiler on every core at once, without debug
-information (``-g0``: a third less compiler time, and nothing in the package reads it).
+information (``-g0``: a quarter less compiler time, and nothing in the package reads it).
 """
 
 import os
