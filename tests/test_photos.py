@@ -316,11 +316,16 @@ def test_options_that_do_not_apply_to_many_images_are_refused(tmp_path, extra, m
     assert not (tmp_path / "out").exists()
 
 
-def test_two_images_with_one_stem_are_refused(tmp_path):
-    d = _folder(tmp_path)
-    write_image(d / "a.png", _blocks(20, 20))
-    r = runner.invoke(app, ["fuse", str(d), "--out-dir", str(tmp_path / "out")])
-    assert r.exit_code == 2 and "would both write a.png" in r.stderr
+def test_images_sharing_a_stem_are_named_by_file_name_and_one_name_twice_is_refused(tmp_path):
+    d, out = _folder(tmp_path), tmp_path / "out"
+    write_image(d / "a.png", _blocks(20, 20))  # beside a.jpg, as a phone exports IMG.HEIC and IMG.JPG
+    r = runner.invoke(app, ["fuse", str(d), str(d / "b.png"), "--out-dir", str(out)])
+    summary = json.loads((out / "summary.json").read_text())
+    assert r.exit_code == 1 and list(summary["failures"]) == ["broken"], r.output  # the folder's broken.jpg
+    assert read_labels(out / "a.png.png").shape == (20, 20) and (out / "a.jpg.png").exists()  # a.jpg: 60 x 80
+    write_image(tmp_path / "a.png", _blocks(20, 20))  # a.png of the folder, in another one
+    r = runner.invoke(app, ["fuse", str(d), str(tmp_path / "a.png"), "--out-dir", str(tmp_path / "o2")])
+    assert r.exit_code == 2 and "would both write a.png.png; rename one" in r.stderr, r.output
 
 
 def test_one_image_fuse_draws_its_boundaries_at_full_size(tmp_path):

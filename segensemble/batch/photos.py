@@ -13,6 +13,7 @@ and settings are unchanged, and ``OUT/summary.json`` listing what failed.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,42 +35,52 @@ __all__ = ["image_files", "iter_recipe", "fuse_files", "write_fused", "write_ove
 
 
 def image_files(paths) -> dict:
-    """``{stem: path}`` of the images named: files as given, folders expanded to the image files in them.
+    """``{name: path}`` of the images named: files as given, folders expanded to the image files in them.
 
     A folder contributes every file whose suffix is an image suffix
     (:data:`segensemble.io.IMAGE_SUFFIXES`, any case), sorted by name; other
-    files are left out. Two images with one stem would write one output: refused.
+    files are left out; a file named twice (given, and in a folder given) counts once. The name is what the
+    outputs are called (``<name>.png``): the file's stem, or its whole file name when several images share the
+    stem (a phone's ``IMG_0001.HEIC`` and ``IMG_0001.JPG`` write ``IMG_0001.HEIC.png`` and
+    ``IMG_0001.JPG.png``). Two files whose names are the same but for letter case, or with one file name in two
+    folders, would write one output: refused.
 
     Raises
     ------
     InputError
-        A path that does not exist, a folder without images, or two images with the same stem.
+        A path that does not exist, a folder without images, or two images that would write one output.
 
     Examples
     --------
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp()
-    >>> for name in ("b.JPG", "a.png", "notes.txt"):
+    >>> for name in ("b.JPG", "a.png", "a.heic", "notes.txt"):
     ...     _ = open(os.path.join(d, name), "wb").write(b"")
     >>> sorted(image_files([d]))
-    ['a', 'b']
+    ['a.heic', 'a.png', 'b']
     """
-    found: dict = {}
+    files: dict = {}  # path -> None: each file once, in the order named
     for p in map(Path, paths):
         if p.is_dir():
-            files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
-            if not files:
+            inside = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in IMAGE_SUFFIXES)
+            if not inside:
                 raise InputError(f"PATHS: {p} holds no image files ({', '.join(IMAGE_SUFFIXES)})")
         elif p.exists():
-            files = [p]
+            inside = [p]
         else:
             raise InputError(f"PATHS: {p}: file not found")
-        for f in files:
-            if f.stem in found and found[f.stem] != f:
-                raise InputError(f"PATHS: {found[f.stem]} and {f} would both write {f.stem}.png; rename one")
-            found[f.stem] = f
-    if not found:
+        files.update(dict.fromkeys(inside))
+    if not files:
         raise InputError("PATHS: expected at least one image")
+    stems = Counter(f.stem.lower() for f in files)  # lower case: a case-insensitive disk would clash too
+    found: dict = {}
+    seen: dict = {}  # output name in lower case -> the file writing it
+    for f in files:
+        name = f.stem if stems[f.stem.lower()] == 1 else f.name
+        if name.lower() in seen:
+            raise InputError(f"PATHS: {seen[name.lower()]} and {f} would both write {name}.png; rename one")
+        seen[name.lower()] = f
+        found[name] = f
     return found
 
 

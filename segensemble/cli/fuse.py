@@ -271,7 +271,8 @@ _Output = Annotated[Optional[Path], typer.Option(
         "--output", "-o", help="Fused label map to write (.png, .npy or .mat), for one image.")]
 _OutDir = Annotated[Optional[Path], typer.Option(
         "--out-dir", help="Fuse many images (PATHS: image files and folders of them) into this folder: "
-        "<stem>.png each, per_image/<stem>.json, summary.json; a re-run skips the finished ones.")]
+        "<stem>.png each (<file name>.png where two images share a stem), per_image/<stem>.json, summary.json; a "
+        "re-run skips the finished ones.")]
 _Overlay = Annotated[Optional[Path], typer.Option(
         "--overlay", help="Also write the photo with the fused boundaries drawn on it (.jpg/.png; with --out-dir: "
         "a folder, <stem>.jpg each).")]
