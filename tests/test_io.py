@@ -175,3 +175,45 @@ def test_check_image_8bit_is_the_rounded_float_image_without_copying_8bit_rgb():
         with pytest.raises(InputError) as got:
             check_image_8bit(bad)
         assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("bits", [8, 10, 12, 14])
+def test_a_16_bit_file_of_fewer_significant_bits_reads_at_its_depth(tmp_path, bits):
+    """A 10/12/14-bit camera's samples (or 8-bit values) in a 16-bit file read as v / (2^b - 1), not v / 65535: a
+    12-bit picture was read as one 6 % as bright and fused into one region."""
+    import cv2
+
+    from segensemble.io import decode_image, significant_bits
+
+    top = (1 << bits) - 1
+    rgb = np.random.default_rng(bits).integers(0, top + 1, (6, 7, 3)).astype(np.uint16)
+    rgb[0, 0] = top
+    cv2.imwrite(str(tmp_path / "c.png"), rgb[:, :, ::-1])
+    np.testing.assert_allclose(read_image(tmp_path / "c.png"), rgb / top, atol=0.5 / 65535)
+    rgba = np.dstack([rgb, np.full((6, 7), 65535, np.uint16)])  # an opaque 16-bit alpha is not counted
+    cv2.imwrite(str(tmp_path / "a.png"), rgba[:, :, [2, 1, 0, 3]])
+    assert significant_bits(cv2.imread(str(tmp_path / "a.png"), cv2.IMREAD_UNCHANGED)) == bits
+    np.testing.assert_allclose(read_image(tmp_path / "a.png"), rgb / top, atol=0.5 / 65535)
+    assert decode_image(tmp_path / "a.png")[..., 3].min() == 65535
+    rgb[0, 0] = top + 1  # one sample above the depth: the next one (16 after 14)
+    cv2.imwrite(str(tmp_path / "d.png"), rgb[:, :, ::-1])
+    deeper = 16 if bits == 14 else bits + 2
+    np.testing.assert_allclose(read_image(tmp_path / "d.png"), rgb / ((1 << deeper) - 1), atol=0.5 / 65535)
+
+
+def test_a_12_bit_picture_is_fused_into_its_regions(tmp_path):
+    import cv2
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+
+    img = np.zeros((96, 128, 3))
+    img[:] = (200, 40, 40)
+    img[:, 45:] = (40, 180, 60)
+    img[61:, 45:] = (30, 40, 200)
+    noisy = img / 255 * 4095 + np.random.default_rng(0).normal(0, 40, img.shape)
+    cv2.imwrite(str(tmp_path / "b12.png"), np.clip(np.round(noisy), 0, 4095).astype(np.uint16)[:, :, ::-1])
+    r = CliRunner().invoke(app, ["fuse", str(tmp_path / "b12.png"), "-o", str(tmp_path / "f.png")])
+    assert r.exit_code == 0, r.output
+    labels = read_labels(tmp_path / "f.png")
+    assert len({labels[30, 20], labels[30, 90], labels[80, 90]}) == 3  # the three blocks apart (one region before)

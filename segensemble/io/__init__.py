@@ -15,7 +15,7 @@ Examples
 
 from segensemble.io.images import (DECODE_LIMIT, IMAGE_SUFFIXES, MAX_PIXELS, apply_orientation, check_image_file,
                                    check_pixel_limit, decode_image, image_orientation, image_shape, read_image,
-                                   write_image)
+                                   significant_bits, write_image)
 from segensemble.io.labels import (LABEL_SUFFIXES, check_label_file, read_boundary_map, read_labels,
                                    read_segmentations, write_array, write_labels)
 from segensemble.io.groundtruth import (edge_map_files, ground_truth_file, ground_truth_ids, read_edge_ground_truth,
@@ -29,5 +29,5 @@ __all__ = [
     "check_mat_limit", "check_label_file", "read_image", "decode_image", "mat_variable_names", "read_labels",
     "read_segmentations", "read_ucm2", "read_ground_truth", "write_array", "write_labels", "write_segmentations",
     "write_image", "mat_bytes", "read_boundary_map", "write_ucm2", "edge_map_files", "ground_truth_file",
-    "ground_truth_ids", "read_edge_ground_truth", "read_truth",
+    "ground_truth_ids", "read_edge_ground_truth", "read_truth", "significant_bits",
 ]

@@ -18,7 +18,8 @@ from segensemble.validation import MAX_PIXELS, check_image, check_image_8bit  # 
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit", "image_shape",
-           "image_orientation", "apply_orientation", "decode_image", "read_image", "write_image"]
+           "image_orientation", "apply_orientation", "decode_image", "read_image", "write_image", "SAMPLE_BITS",
+           "significant_bits"]
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".tif", ".tiff", ".bmp", ".ppm", ".pgm", ".webp", ".heic", ".heif")
 #: Largest image decoded at full size for ``--downscale`` (8-bit: 3 bytes a pixel). JPEG files decode
@@ -169,14 +170,52 @@ def _decode_heif(path: Path) -> np.ndarray:
         raise FileFormatError(f"{path}: not a readable image (corrupt HEIC/HEIF: {first_line(exc)})") from exc
 
 
-def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True) -> np.ndarray:
+#: Sample depths a 16-bit file may hold in fewer bits (scientific and machine-vision cameras write 10-, 12- and
+#: 14-bit samples into 16-bit PNG and TIFF files; a converter can write 8-bit values there).
+SAMPLE_BITS = (8, 10, 12, 14)
+
+
+def significant_bits(image: np.ndarray) -> int:
+    """How many bits a decoded image's samples use: 8 for uint8; for uint16, the fewest of :data:`SAMPLE_BITS`
+    (else 16) that hold its largest colour value (alpha is not counted).
+
+    Examples
+    --------
+    >>> significant_bits(np.array([[0, 4095]], np.uint16)), significant_bits(np.array([[4096]], np.uint16))
+    (12, 14)
+    """
+    if image.dtype != np.uint16:
+        return 8 * image.dtype.itemsize
+    colour = image[:, :, :3] if image.ndim == 3 else image
+    top = int(colour.max(initial=0))
+    return next((bits for bits in SAMPLE_BITS if top < 1 << bits), 16)
+
+
+def _to_16_bit_range(image: np.ndarray) -> np.ndarray:
+    """A uint16 image whose colour samples use fewer bits, its colour stretched to 0..65535 (v * 65535 / (2^b - 1),
+    rounded; alpha as it is): what is read is the picture, not a nearly black one. Anything else as it is."""
+    bits = significant_bits(image)
+    if image.dtype != np.uint16 or bits == 16:
+        return image
+    levels = (1 << bits) - 1
+    table = np.round(np.arange(levels + 1) * (65535 / levels)).astype(np.uint16)
+    if image.ndim == 3 and image.shape[2] == 4:
+        return np.dstack([table[image[:, :, :3]], image[:, :, 3]])
+    return table[image]
+
+
+def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True, depth: bool = True) -> np.ndarray:
     """Decode an image file (uint8/uint16, gray, RGB or RGBA); the size its header declares is checked first.
 
     ``reduce`` (2, 4 or 8) decodes at that fraction of the size, as 8-bit
     colour (JPEG decodes directly at the reduced size). With ``orient``
     (default) the EXIF orientation is applied, so the array has the shape a
     viewer shows; ``orient=False`` gives the pixel grid as stored. HEIC/HEIF
-    files are read through pillow-heif.
+    files are read through pillow-heif. With ``depth`` (default), a 16-bit
+    picture whose colour samples all fit in 8, 10, 12 or 14 bits
+    (:func:`significant_bits`) holds samples of that depth: they are stretched
+    to the 16-bit range (a 12-bit sample ``v`` reads as ``v / 4095``, not
+    ``v / 65535``); ``depth=False`` gives the values as stored (label maps).
 
     Examples
     --------
@@ -204,7 +243,7 @@ def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True)
         img = img[:, :, [2, 1, 0, 3]]
     if orient:
         img = apply_orientation(img, image_orientation(path))
-    return np.ascontiguousarray(img)
+    return np.ascontiguousarray(_to_16_bit_range(img) if depth else img)
 
 
 def read_image(path, *, max_pixels=None, orient: bool = True) -> np.ndarray:
@@ -212,6 +251,8 @@ def read_image(path, *, max_pixels=None, orient: bool = True) -> np.ndarray:
 
     8- and 16-bit, gray, RGB and RGBA files are accepted (alpha is dropped);
     HEIC/HEIF through pillow-heif. ``orient=False``: the pixel grid as stored.
+    A 16-bit file of 8-, 10-, 12- or 14-bit samples is read at that depth
+    (:func:`decode_image`).
 
     Parameters
     ----------

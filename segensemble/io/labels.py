@@ -94,7 +94,7 @@ def read_labels(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
         return read_mat_segmentations(path, max_pixels=max_pixels)[0]
     if suffix not in LABEL_SUFFIXES:
         raise FileFormatError(f"{path}: unsupported label file type {suffix!r}; expected one of {LABEL_SUFFIXES}")
-    img = decode_image(path, max_pixels=max_pixels)
+    img = decode_image(path, max_pixels=max_pixels, depth=False)
     if img.ndim == 3:
         flat = img.reshape(-1, img.shape[2]).astype(np.int64)
         if np.all(flat == flat[:, :1]):
@@ -148,7 +148,7 @@ def read_boundary_map(path, *, max_pixels=MAX_PIXELS) -> np.ndarray:
         except Exception as exc:
             raise FileFormatError(f"{path}: not a readable .npy file ({type(exc).__name__}: {exc})") from exc
     else:
-        arr = decode_image(path, max_pixels=max_pixels)
+        arr = decode_image(path, max_pixels=max_pixels, depth=False)
     try:
         check_real(arr, str(path))
     except InputError as exc:
