@@ -76,8 +76,8 @@ def segment(
     else:
         source = image
     _, labels, img, original = pipeline().runner.segment_image(source, method, rng=seed, max_pixels=max_pixels,
-                                                                 downscale=downscale, working_pixels=working,
-                                                                 n_jobs=jobs, **params)
+                                                               downscale=downscale, working_pixels=working,
+                                                               n_jobs=jobs, **params)
     announce_downscale(image, original, img.shape, max_pixels, working)
     io().write_labels(output, labels)
     if overlay is not None:  # drawn on the photo at the labels' (full) size

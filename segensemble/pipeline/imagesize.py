@@ -188,8 +188,8 @@ def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
     threads, :func:`~segensemble.pipeline.workscale.upsample_labels`).
 
     A region a pixel or two wide at the working scale can lose every full-resolution pixel to its neighbours
-    in the refinement: the labels that remain are then renumbered in their order (0..k-1 stays 0..k-1 with no
-    gap), so that a label map's largest label + 1 is its number of regions.
+    in the refinement: the k labels that remain are then renumbered 0..k-1 in their order, so that a label map's
+    largest label + 1 is its number of regions.
 
     Examples
     --------
