@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import settings
 
+from segensemble.threads import available_cores
+
 # Property tests draw the same examples on every run: a CI run is never red by the luck of a draw (a solver
 # near-tie on one seed in a few hundred). Set HYPOTHESIS_PROFILE=explore to draw new examples while developing.
 settings.register_profile("ci", derandomize=True, database=None)
@@ -22,8 +24,7 @@ MAX_TEST_WORKERS = 4
 
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: one worker per core this process may run on, at most :data:`MAX_TEST_WORKERS`."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(MAX_TEST_WORKERS, cores))
+    return min(MAX_TEST_WORKERS, available_cores(-1))
 
 
 REPO = Path(__file__).resolve().parents[1]

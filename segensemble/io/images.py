@@ -194,8 +194,10 @@ def significant_bits(image: np.ndarray) -> int:
 def _to_16_bit_range(image: np.ndarray) -> np.ndarray:
     """A uint16 image whose colour samples use fewer bits, its colour stretched to 0..65535 (v * 65535 / (2^b - 1),
     rounded; alpha as it is): what is read is the picture, not a nearly black one. Anything else as it is."""
+    if image.dtype != np.uint16:
+        return image
     bits = significant_bits(image)
-    if image.dtype != np.uint16 or bits == 16:
+    if bits == 16:
         return image
     levels = (1 << bits) - 1
     table = np.round(np.arange(levels + 1) * (65535 / levels)).astype(np.uint16)
