@@ -20,9 +20,16 @@ given order, the edge weights the number of members putting the pair together,
 METIS (pymetis) into K parts — on the digits members with 20 METIS seeds, so
 ``cspa``'s row can be read against the spread of the plain definition.
 
+``--member-seeds N``: the digits members drawn N times (draw d seeds its
+k-means and spectral members with 10 d + i; draw 0 is the table's members) and
+each method's ARI over the draws — mean, smallest and largest — beside the best
+member's and the baseline's: one draw of the members moves every consensus by
+several hundredths, so a single figure is read against that spread.
+
 Usage::
 
     python benchmarks/consensus_quality.py [--methods cspa,hgpa,...] [--sizes 10000,100000,1000000]
+                                           [--member-seeds 10]
 """
 
 from __future__ import annotations
@@ -90,12 +97,30 @@ def score(name, L, truth, k):
     return adjusted_rand_score(truth, labels), normalized_mutual_info_score(truth, labels), time.perf_counter() - t
 
 
+def member_draws(names, draws: int) -> None:
+    """Each method's digits ARI over ``draws`` draws of the members (see the module docstring)."""
+    members = [digits_members(10 * d) for d in range(draws)]
+    rows = {"best member": [max(adjusted_rand_score(y, c) for c in L.T) for L, y in members]}
+    for name in names:
+        scores = [score(name, L, y, 10) for L, y in members]
+        rows[name] = None if any(r is None for r in scores) else [r[0] for r in scores]
+    print(f"digits, {draws} draws of the members: ARI")
+    print(f"{'':<14}{'mean':>10}{'min':>10}{'max':>10}")
+    for name, v in rows.items():
+        cells = f"{'refused':>30}" if v is None else f"{np.mean(v):>10.3f}{min(v):>10.3f}{max(v):>10.3f}"
+        print(f"{name:<14}{cells}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default=",".join(consensus.available() + ["onehot-kmeans"]))
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--plain-cspa", action="store_true", help="also CSPA by its definition, 20 METIS seeds")
+    ap.add_argument("--member-seeds", type=int, default=0, metavar="N",
+                    help="also each method's digits ARI over N draws of the members (mean, min, max)")
     args = ap.parse_args()
+    if args.member_seeds < 0:
+        ap.error(f"--member-seeds: expected a count >= 0, got {args.member_seeds}")
     inputs = {"digits": digits_members()}
     best = max(adjusted_rand_score(inputs["digits"][1], c) for c in inputs["digits"][0].T)
     for n in (int(s) for s in args.sizes.split(",") if s):
@@ -114,6 +139,8 @@ def main():
         scores = [adjusted_rand_score(truth, plain_cspa(L, 10, seed)) for seed in range(20)]
         print(f"plain CSPA on digits, METIS seeds 0-19: ARI median {np.median(scores):.3f}, "
               f"min {min(scores):.3f}, max {max(scores):.3f}")
+    if args.member_seeds:
+        member_draws(args.methods.split(","), args.member_seeds)
 
 
 if __name__ == "__main__":
