@@ -29,7 +29,13 @@ __all__ = [
     "check_member_weights",
     "check_soft_map",
     "describe_value",
+    "FLOAT_SLACK",
 ]
+
+#: How far outside [0, 1] a float image may stray and still be read (clipped): a resampling's overshoot (cubic or
+#: Lanczos ringing stays within a few tenths). Further out the array is not a [0, 1] image — most often an 8-bit
+#: picture converted to float without the division by 255, which clipping would turn white — and is refused.
+FLOAT_SLACK = 0.5
 
 
 def check_rng(rng) -> np.random.Generator:
@@ -94,14 +100,19 @@ def check_image(image, name: str = "image") -> np.ndarray:
 
     Accepts gray (H, W) or (H, W, 1), RGB (H, W, 3) and RGBA (H, W, 4) arrays of
     any unsigned integer type (scaled by the type's maximum), bool, or float
-    (expected in [0, 1]; clipped). The alpha channel is dropped. The input is
-    never modified.
+    in [0, 1] (values within :data:`FLOAT_SLACK` of it are clipped; further
+    out, as a float copy of an 8-bit picture in [0, 255], refused). The alpha
+    channel is dropped. The input is never modified.
 
     Examples
     --------
     >>> img = check_image(np.full((2, 2), 255, np.uint8))
     >>> img.shape, float(img.max())
     ((2, 2, 3), 1.0)
+    >>> check_image(np.full((2, 2), 255.0))
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: image: expected float values in [0, 1], got values from 255 to 255; divide ...
     """
     arr = np.asarray(image)
     if arr.dtype == object:
@@ -120,6 +131,10 @@ def check_image(image, name: str = "image") -> np.ndarray:
     out = arr.astype(np.float64)
     if not np.all(np.isfinite(out)):
         raise InputError(f"{name}: the image contains NaN or infinite values")
+    lo, hi = float(out.min()), float(out.max())
+    if lo < -FLOAT_SLACK or hi > 1.0 + FLOAT_SLACK:
+        raise InputError(f"{name}: expected float values in [0, 1], got values from {lo:g} to {hi:g}; "
+                         "divide an 8-bit picture by 255 (or pass it as uint8)")
     return np.clip(out, 0.0, 1.0)
 
 

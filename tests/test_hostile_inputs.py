@@ -293,3 +293,25 @@ def test_corrupt_recipe_files_in_every_command_that_reads_one(tmp_path, name, co
     _expect_bad(["bench", "--synthetic", "--recipe", recipe, "--out", out], name, [out])
     img = write_image(tmp_path / "i.png", np.random.default_rng(0).random((20, 30, 3)))
     _expect_bad(["fuse", img, "--recipe", recipe, "-o", tmp_path / "f.png"], name, [tmp_path / "f.png"])
+
+
+def test_a_float_image_beyond_zero_one_is_refused_and_an_overshoot_is_clipped():
+    """A float copy of an 8-bit picture (values 0..255, ``img.astype(float)``) was clipped to [0, 1] — nearly
+    white — and fused into one region without a word; it is refused with one line that says what to do. Values
+    within FLOAT_SLACK of [0, 1] (a resampling's overshoot) are clipped as before."""
+    from segensemble import InputError
+    from segensemble.pipeline.runner import run_recipe, segment_image
+    from segensemble.segmenters.slic import slic
+    from segensemble.validation import FLOAT_SLACK, check_image
+
+    img = np.random.default_rng(0).random((24, 32, 3))
+    wanted = r"^image: expected float values in \[0, 1\], got values from 0\.0\d* to 254\.\d*; divide an 8-bit"
+    for call in (lambda a: run_recipe(a, rng=0), lambda a: segment_image(a, "felzenszwalb"), slic, check_image):
+        with pytest.raises(InputError, match=wanted):
+            call(img * 255)
+    for lo, hi in ((-FLOAT_SLACK, 1.0), (0.0, 1.0 + FLOAT_SLACK)):
+        ringing = lo + img * (hi - lo)
+        np.testing.assert_array_equal(check_image(ringing), np.clip(ringing, 0.0, 1.0))
+    for beyond in (-FLOAT_SLACK - 0.01, 1.0 + FLOAT_SLACK + 0.01):
+        with pytest.raises(InputError, match=r"^image: expected float values in \[0, 1\]"):
+            check_image(np.where(img > 0.5, beyond, img))
