@@ -14,7 +14,7 @@ import numpy as np
 
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import MAX_PIXELS, check_image, check_image_8bit  # MAX_PIXELS: re-exported here
+from segensemble.validation import FLOAT_SLACK, MAX_PIXELS, check_image, check_image_8bit  # MAX_PIXELS: re-exported
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit", "image_shape",
@@ -217,7 +217,10 @@ def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True,
     picture whose colour samples all fit in 8, 10, 12 or 14 bits
     (:func:`significant_bits`) holds samples of that depth: they are stretched
     to the 16-bit range (a 12-bit sample ``v`` reads as ``v / 4095``, not
-    ``v / 65535``); ``depth=False`` gives the values as stored (label maps).
+    ``v / 65535``), and a float file (a 32-bit TIFF) must hold samples in
+    [0, 1] (within :data:`~segensemble.validation.FLOAT_SLACK`): one of 0..255
+    is refused, naming the file, rather than read as white; ``depth=False``
+    gives the values as stored (label maps).
 
     Examples
     --------
@@ -245,7 +248,19 @@ def decode_image(path, *, max_pixels=None, reduce: int = 1, orient: bool = True,
         img = img[:, :, [2, 1, 0, 3]]
     if orient:
         img = apply_orientation(img, image_orientation(path))
+    if depth and img.dtype.kind == "f":
+        _check_float_samples(img, path)
     return np.ascontiguousarray(_to_16_bit_range(img) if depth else img)
+
+
+def _check_float_samples(img: np.ndarray, path: Path) -> None:
+    """A float picture's samples are in [0, 1] (within FLOAT_SLACK, clipped later); others refused with the file."""
+    if not np.all(np.isfinite(img)):
+        raise FileFormatError(f"{path}: float samples that are NaN or infinite")
+    lo, hi = float(img.min()), float(img.max())
+    if lo < -FLOAT_SLACK or hi > 1.0 + FLOAT_SLACK:
+        raise FileFormatError(f"{path}: float samples from {lo:g} to {hi:g}, expected [0, 1]; save the picture "
+                              "as 8- or 16-bit, or scaled to [0, 1]")
 
 
 def read_image(path, *, max_pixels=None, orient: bool = True) -> np.ndarray:

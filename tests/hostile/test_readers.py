@@ -62,3 +62,24 @@ def test_the_cli_refuses_them_in_one_line(tmp_path, photo, refused, kind):
     np.save(tmp_path / "b.npy", BAD[kind])
     refused(["fuse", photo, "-o", tmp_path / "o.png", "--boundary", tmp_path / "b.npy", "-r", "classic"],
             "b.npy", folder=tmp_path)
+
+
+def test_a_float_picture_file_beyond_zero_one_is_refused_naming_it(tmp_path, refused):
+    """A 32-bit float TIFF of values 0..255 (how some tools save a gray picture) was read, clipped to white and
+    fused into one region with exit 0; now every command that reads a picture refuses it, naming the file. Samples
+    in [0, 1] are read as before; NaN is refused with the file's name too."""
+    import cv2
+
+    from segensemble.io import decode_image, read_image
+
+    gray = np.random.default_rng(0).random((24, 32)).astype(np.float32)
+    for name, values in (("f255.tif", gray * 255), ("fnan.tif", np.where(gray > 0.9, np.nan, gray))):
+        assert cv2.imwrite(str(tmp_path / name), values)
+        for command in (["fuse", tmp_path / name, "-o", tmp_path / "o.png"], ["segment", tmp_path / name, "-o",
+                        tmp_path / "o.png"], ["edges", tmp_path / name, "-o", tmp_path / "o.png"]):
+            refused(command, name, "float samples", folder=tmp_path)
+        with pytest.raises(FileFormatError, match=f"{name}: float samples"):
+            read_image(tmp_path / name)
+    assert cv2.imwrite(str(tmp_path / "unit.tif"), gray)
+    np.testing.assert_array_equal(read_image(tmp_path / "unit.tif"), np.repeat(gray[:, :, None], 3, axis=2))
+    assert decode_image(tmp_path / "f255.tif", depth=False).max() > 250  # a label or boundary map: as stored
