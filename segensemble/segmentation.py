@@ -88,6 +88,9 @@ def check_abstaining_labels(labels, name: str = "labels", *, nan: bool = False) 
     arr = np.asarray(labels)
     missing = None
     if arr.ndim == 2 and arr.size and arr.dtype.kind in ("iuf" if nan else "iu"):
+        if arr.dtype.kind != "u" and (arr < ABSTAIN).any():  # NaN compares False
+            raise InputError(f"{name}: expected non-negative labels, or -1 where a member gives none, got "
+                             f"minimum {np.nanmin(arr):g}")
         missing = arr == ABSTAIN
         if arr.dtype.kind == "f":
             missing |= np.isnan(arr)

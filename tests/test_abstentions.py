@@ -40,6 +40,14 @@ def test_an_object_no_member_labels_is_refused():
         Ensemble.from_labels([[0, 1], [-1, -1]])
 
 
+
+@pytest.mark.parametrize("labels", [[[0, -2], [1, 3]], [[0.0, -1.5], [1.0, np.nan]]])
+def test_a_negative_label_other_than_minus_one_is_refused_saying_what_minus_one_means(labels):
+    """The refusal said "labels must be non-negative" although -1 (and NaN) are accepted as "no label"."""
+    wanted = r"^labels: expected non-negative labels, or -1 where a member gives none, got minimum -(2|1\.5)$"
+    with pytest.raises(InputError, match=wanted):
+        Ensemble.from_labels(labels)
+
 @pytest.mark.parametrize("name", sorted(set(consensus.available()) - set(ABSTAINING)))
 def test_methods_that_cannot_use_abstentions_refuse_them(name):
     L = _with_abstentions(0)
