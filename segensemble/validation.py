@@ -16,6 +16,7 @@ from segensemble.errors import InputError, warn_deprecated
 
 __all__ = [
     "MAX_PIXELS",
+    "FLOAT_SLACK",
     "check_rng",
     "check_random_state",
     "check_image",
@@ -29,13 +30,26 @@ __all__ = [
     "check_member_weights",
     "check_soft_map",
     "describe_value",
-    "FLOAT_SLACK",
+    "float_range_beyond_unit",
 ]
 
 #: How far outside [0, 1] a float image may stray and still be read (clipped): a resampling's overshoot (cubic or
 #: Lanczos ringing stays within a few tenths). Further out the array is not a [0, 1] image — most often an 8-bit
 #: picture converted to float without the division by 255, which clipping would turn white — and is refused.
 FLOAT_SLACK = 0.5
+
+
+def float_range_beyond_unit(values: np.ndarray):
+    """``(min, max)`` of a float picture's finite samples when they stray from [0, 1] by more than
+    :data:`FLOAT_SLACK`; None when they are within it.
+
+    Examples
+    --------
+    >>> float_range_beyond_unit(np.array([-0.1, 1.2])) is None, float_range_beyond_unit(np.array([0.0, 255.0]))
+    (True, (0.0, 255.0))
+    """
+    lo, hi = float(values.min()), float(values.max())
+    return (lo, hi) if lo < -FLOAT_SLACK or hi > 1.0 + FLOAT_SLACK else None
 
 
 def check_rng(rng) -> np.random.Generator:
@@ -131,9 +145,8 @@ def check_image(image, name: str = "image") -> np.ndarray:
     out = arr.astype(np.float64)
     if not np.all(np.isfinite(out)):
         raise InputError(f"{name}: the image contains NaN or infinite values")
-    lo, hi = float(out.min()), float(out.max())
-    if lo < -FLOAT_SLACK or hi > 1.0 + FLOAT_SLACK:
-        raise InputError(f"{name}: expected float values in [0, 1], got values from {lo:g} to {hi:g}; "
+    if (beyond := float_range_beyond_unit(out)) is not None:
+        raise InputError(f"{name}: expected float values in [0, 1], got values from {beyond[0]:g} to {beyond[1]:g}; "
                          "divide an 8-bit picture by 255 (or pass it as uint8)")
     return np.clip(out, 0.0, 1.0)
 

@@ -14,7 +14,8 @@ import numpy as np
 
 from segensemble.atomic import atomic_write_bytes
 from segensemble.errors import FileFormatError, InputError, first_line
-from segensemble.validation import FLOAT_SLACK, MAX_PIXELS, check_image, check_image_8bit  # MAX_PIXELS: re-exported
+from segensemble.validation import MAX_PIXELS  # re-exported here
+from segensemble.validation import check_image, check_image_8bit, float_range_beyond_unit
 from segensemble.io._imageheader import declared_shape, exif_orientation, register_heif
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "DECODE_LIMIT", "check_image_file", "check_pixel_limit", "image_shape",
@@ -257,10 +258,9 @@ def _check_float_samples(img: np.ndarray, path: Path) -> None:
     """A float picture's samples are in [0, 1] (within FLOAT_SLACK, clipped later); others refused with the file."""
     if not np.all(np.isfinite(img)):
         raise FileFormatError(f"{path}: float samples that are NaN or infinite")
-    lo, hi = float(img.min()), float(img.max())
-    if lo < -FLOAT_SLACK or hi > 1.0 + FLOAT_SLACK:
-        raise FileFormatError(f"{path}: float samples from {lo:g} to {hi:g}, expected [0, 1]; save the picture "
-                              "as 8- or 16-bit, or scaled to [0, 1]")
+    if (beyond := float_range_beyond_unit(img)) is not None:
+        raise FileFormatError(f"{path}: float samples from {beyond[0]:g} to {beyond[1]:g}, expected [0, 1]; save "
+                              "the picture as 8- or 16-bit, or scaled to [0, 1]")
 
 
 def read_image(path, *, max_pixels=None, orient: bool = True) -> np.ndarray:
