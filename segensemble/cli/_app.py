@@ -21,9 +21,10 @@ from segensemble.errors import InputError, describe_exception, first_line
 from segensemble.checks import check_output_path
 from segensemble.cli._deferred import pipeline
 
-__all__ = ["app", "out", "err", "counted", "handle_errors", "with_progress", "exit_on_failures", "check_output",
-           "parse_params", "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels", "Downscale", "IgnoreOrientation", "Seed",
-           "NThresh", "Jobs", "Params", "ResultKind", "What", "ConfidenceKind"]
+__all__ = ["app", "out", "err", "counted", "note_dropped_member_params", "handle_errors", "with_progress",
+           "exit_on_failures", "check_output", "parse_params", "CONSENSUS_METHODS", "SEGMENTERS", "MaxPixels",
+           "Downscale", "IgnoreOrientation", "Seed", "NThresh", "Jobs", "Params", "ResultKind", "What",
+           "ConfidenceKind"]
 
 #: Click's usage-error and exception classes, found through Typer's public BadParameter (Typer vendors Click
 #: from 0.22 on, so the classes live in different modules across the supported Typer versions).
@@ -85,6 +86,23 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+#: What a command notes while it reads its options, said on stderr once it has succeeded (bad input stays one line).
+_notes: list = []
+
+
+def note_dropped_member_params(before, after) -> None:
+    """Note that ``--segmenters`` dropped the parameters ``before`` (a recipe) fitted to its own members.
+
+    New members drop them (:meth:`~segensemble.pipeline.recipes.Recipe.with_overrides`), even when only one
+    member's parameter changed, and the fusion then runs with the method's defaults: say so rather than let a
+    result change unexplained. Said after the command's work (a member's bad parameter is an error line alone).
+    """
+    gone = [k for k in before.member_params() if k not in after.member_params()]
+    if gone:
+        _notes.append(f"--segmenters replaces the members of recipe {before.name}@{before.version}; the parameters "
+                      f"fitted to them ({', '.join(gone)}) are dropped and the method's defaults apply")
+
+
 def _fail(message: str, code: int):
     err.print(f"error: {message}", markup=False)
     raise typer.Exit(code)
@@ -95,8 +113,9 @@ def handle_errors(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        _notes.clear()
         try:
-            return fn(*args, **kwargs)
+            done = fn(*args, **kwargs)
         except typer.Exit:
             raise
         except (InputError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
@@ -110,6 +129,9 @@ def handle_errors(fn):
             if _state["debug"]:
                 raise
             _fail(f"{describe_exception(exc)} (use --debug for details)", 1)
+        for message in _notes:
+            err.print(f"note: {message}", markup=False)
+        return done
 
     return wrapper
 

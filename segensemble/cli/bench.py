@@ -11,7 +11,8 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from segensemble.cli._app import (CONSENSUS_METHODS, Downscale, Jobs, MaxPixels, Params, Seed, app, check_output,
-                                  err, exit_on_failures, handle_errors, out, parse_params, with_progress)
+                                  err, exit_on_failures, handle_errors, note_dropped_member_params, out, parse_params,
+                                  with_progress)
 from segensemble.cli._deferred import batch, pipeline
 from segensemble.checks import MAX_PIXELS, check_n_segments
 
@@ -109,11 +110,13 @@ def bench(
       segensemble bench --recipe classic -m vote --limit 20
       segensemble bench --bsds /shared/BSDS500 --scheduler tcp://10.0.0.5:8786
     """
-    chosen = pipeline().recipes.load_recipe(recipe).with_overrides(
+    named = pipeline().recipes.load_recipe(recipe)
+    chosen = named.with_overrides(
         segmenters=None if segmenters is None else pipeline().specs.parse_segmenter_list(segmenters), method=method,
         n_segments=None if n_segments is None else check_n_segments(n_segments, "--n-segments"),
         params=parse_params(param),
     ).validate()
+    note_dropped_member_params(named, chosen)
     bench_layer = batch("bench")
     config = bench_layer.BenchConfig.from_recipe(chosen, random_state=seed, hierarchy=hierarchy, max_pixels=max_pixels,
                                                  downscale=downscale)

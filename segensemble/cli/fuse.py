@@ -10,7 +10,7 @@ import typer
 import segensemble
 from segensemble.cli._app import (CONSENSUS_METHODS, ConfidenceKind, Downscale, IgnoreOrientation, MaxPixels, Params,
                                   Seed, app, check_jobs, check_output, counted, err, exit_on_failures, handle_errors,
-                                  out, parse_params, with_progress)
+                                  note_dropped_member_params, out, parse_params, with_progress)
 from segensemble.cli._deferred import batch, evaluation, io, pipeline
 from segensemble.cli.segment import IMAGE_OUTPUTS, announce_downscale
 from segensemble.errors import InputError
@@ -28,11 +28,12 @@ def _recipe(recipe, segmenters, method, n_segments, param, inputs):
     specs = None if segmenters is None else pipeline().specs.parse_segmenter_list(segmenters)
     if n_segments is not None:
         check_n_segments(n_segments, "--n-segments")
-    chosen = pipeline().recipes.load_recipe(recipe or DEFAULT_RECIPE)
-    if inputs:
-        chosen = chosen.without_member_params()
+    named = pipeline().recipes.load_recipe(recipe or DEFAULT_RECIPE)
+    chosen = named.without_member_params() if inputs else named  # other tools' segmentations: expected to drop them
     chosen = chosen.with_overrides(segmenters=specs, method=method, n_segments=n_segments,
                                    params=parse_params(param)).validate()  # validate() checks a file's n_segments
+    if not inputs:
+        note_dropped_member_params(named, chosen)
     return chosen
 
 

@@ -119,6 +119,16 @@ class Recipe:
             params=new_params,
         )
 
+    def member_params(self) -> tuple:
+        """The names of the parameters fitted to the recipe's own members that it holds (:data:`MEMBER_PARAMS`).
+
+        Examples
+        --------
+        >>> BUILTIN["default"].member_params(), BUILTIN["default"].without_member_params().member_params()
+        (('member_weights', 'coefficients'), ())
+        """
+        return tuple(k for k in MEMBER_PARAMS if k in self.params or k in self.spatial)
+
     def without_member_params(self) -> Recipe:
         """A copy without the parameters fitted to the recipe's own members (for segmentations made elsewhere).
 
