@@ -231,7 +231,7 @@ def test_new_segmenters_say_that_the_parameters_fitted_to_the_old_members_are_dr
     note = ("note: --segmenters replaces the members of recipe default@9; the parameters fitted to them "
             "(member_weights, coefficients) are dropped and the method's defaults apply")
     out = str(tmp_path / "f.png")
-    for args in (["fuse", str(image_file), "-s", "slic:n_segments=30,watershed", "-o", out],
+    for args in (["fuse", str(image_file), "-r", "default@9", "-s", "slic:n_segments=30,watershed", "-o", out],
                  ["bench", "--synthetic", "--out", str(tmp_path / "b"), "--limit", "1", "--no-hierarchy", "-r",
                   "default@9", "-s", "slic:n_segments=30,watershed"]):
         result = runner.invoke(app, args)
