@@ -107,7 +107,8 @@ def test_regions_that_vanish_at_full_resolution_leave_no_gap_and_segment_counts_
     assert r.exit_code == 0, r.output
     written = read_labels(tmp_path / "seg.png")
     k = len(np.unique(written))
-    working = segensemble.segment(working_image(noise, working_shape((96, 128), 1536)), "felzenszwalb", scale=1, min_size=1, sigma=0)
+    working = segensemble.segment(working_image(noise, working_shape((96, 128), 1536)), "felzenszwalb", scale=1,
+                                  min_size=1, sigma=0)
     assert k < working.n_segments  # regions vanished: the case at hand
     assert np.unique(written).tolist() == list(range(k))
     assert f"felzenszwalb: {k} regions -> " in r.stderr, r.stderr
