@@ -52,12 +52,14 @@ class BenchConfig:
     recipe: str = ""
     max_pixels: int = MAX_PIXELS
     downscale: bool = False
-    #: The recipe's image-aware settings, whether it runs in that frame, and its boundary evidence
-    #: (:class:`segensemble.pipeline.recipes.Recipe`); without them ``default@4``/``@5`` lose their fitted criterion.
+    #: The recipe's image-aware settings, whether it runs in that frame, its boundary evidence, working scale and
+    #: exposure (:class:`segensemble.pipeline.recipes.Recipe`); without them ``default@4``/``@5`` lose their
+    #: fitted criterion.
     spatial: dict = field(default_factory=dict)
     image_aware: bool = True
     boundary: str | None = None
     working_pixels: int | None = None
+    exposure: float | None = None
     seed: InitVar[int | None] = None
 
     def __post_init__(self, seed):
@@ -75,7 +77,7 @@ class BenchConfig:
                    random_state=random_state, params=dict(recipe.params), postprocess=dict(recipe.postprocess),
                    hierarchy=hierarchy, recipe=f"{recipe.name}@{recipe.version}", max_pixels=max_pixels,
                    downscale=downscale, spatial=dict(recipe.spatial), image_aware=recipe.image_aware,
-                   boundary=recipe.boundary, working_pixels=recipe.working_pixels)
+                   boundary=recipe.boundary, working_pixels=recipe.working_pixels, exposure=recipe.exposure)
 
     def to_recipe(self):
         """The recipe this configuration applies."""
@@ -83,7 +85,7 @@ class BenchConfig:
         return Recipe(name=name or "bench", version=version, segmenters=tuple(self.segmenters), method=self.method,
                       n_segments=self.n_segments, params=dict(self.params), postprocess=dict(self.postprocess),
                       spatial=dict(self.spatial), image_aware=self.image_aware, boundary=self.boundary,
-                      working_pixels=self.working_pixels)
+                      working_pixels=self.working_pixels, exposure=self.exposure)
 
     def key(self) -> str:
         return settings_key(self)

@@ -146,8 +146,9 @@ def _agreement(agree, img, words, seed, jobs):
 def _report(result, chosen, output) -> None:
     objects = (counted(result.ensemble.n_objects, "atom") if result.fusion is None else
                f"{counted(len(result.fusion.superatoms), 'atom')}, {counted(result.ensemble.n_objects, 'superatom')}")
+    lit = "" if result.exposure_gain == 1.0 else f", brightened x{result.exposure_gain:.2f} (the recipe's exposure)"
     err.print(f"fused {counted(len(result.members), 'segmentation')} ({objects}) with {chosen.method} "
-              f"into {counted(int(result.labels.max()) + 1, 'region')} -> {output}", markup=False)
+              f"into {counted(int(result.labels.max()) + 1, 'region')}{lit} -> {output}", markup=False)
 
 
 def _check_paths(paths, output, confidence, overlay, image, inputs, max_pixels, downscale, boundary,

@@ -183,9 +183,10 @@ def prepare_image(image, max_pixels, downscale, working_pixels=None):
     return working_image(arr, small), (h, w), arr
 
 
-def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
+def to_input_size(labels, small, raw, original, *, n_jobs: int = 1, gain: float = 1.0):
     """Labels of the processed image at the input's size: refined against ``raw`` when there is one (in ``n_jobs``
-    threads, :func:`~segensemble.pipeline.workscale.upsample_labels`).
+    threads, :func:`~segensemble.pipeline.workscale.upsample_labels`; ``raw``'s colours times ``gain``, the
+    exposure gain ``small`` was brightened by).
 
     A region a pixel or two wide at the working scale can lose every full-resolution pixel to its neighbours
     in the refinement: the k labels that remain are then renumbered 0..k-1 in their order, so that a label map's
@@ -198,7 +199,7 @@ def to_input_size(labels, small, raw, original, *, n_jobs: int = 1):
     """
     if raw is None:
         return upscale_labels(labels, original)
-    full = upsample_labels(labels, small, raw, n_jobs=n_jobs)
+    full = upsample_labels(labels, small, raw, n_jobs=n_jobs, gain=gain)
     return _without_gaps(full if full.shape == tuple(original) else upscale_labels(full, original))
 
 
@@ -210,10 +211,10 @@ def _without_gaps(labels: np.ndarray) -> np.ndarray:
     return (np.cumsum(kept) - 1).astype(labels.dtype)[labels]
 
 
-def results_to_input_size(labels, levels, confidence, small, raw, original, *, n_jobs: int = 1):
+def results_to_input_size(labels, levels, confidence, small, raw, original, *, n_jobs: int = 1, gain: float = 1.0):
     """(labels, levels, confidence) of a processed image at the input's size ``original`` (as they are when None).
 
-    Labels and levels go through :func:`to_input_size` (``n_jobs`` threads); a confidence map is
+    Labels and levels go through :func:`to_input_size` (``n_jobs`` threads, ``gain``); a confidence map is
     resized bilinearly (float32 at a working scale, as computed otherwise).
 
     Examples
@@ -226,8 +227,9 @@ def results_to_input_size(labels, levels, confidence, small, raw, original, *, n
 
     if original is None:
         return labels, levels, confidence
-    levels = None if levels is None else [to_input_size(lab, small, raw, original, n_jobs=n_jobs) for lab in levels]
+    levels = None if levels is None else [to_input_size(lab, small, raw, original, n_jobs=n_jobs, gain=gain)
+                                          for lab in levels]
     if confidence is not None:
         confidence = upsample_map(confidence, original) if raw is not None else cv2.resize(
             confidence, (original[1], original[0]), interpolation=cv2.INTER_LINEAR)
-    return to_input_size(labels, small, raw, original, n_jobs=n_jobs), levels, confidence
+    return to_input_size(labels, small, raw, original, n_jobs=n_jobs, gain=gain), levels, confidence

@@ -32,6 +32,7 @@ except ModuleNotFoundError:  # Python 3.10
 from segensemble.edges import boundary_models
 from segensemble.errors import InputError
 from segensemble.pipeline import deferred
+from segensemble.pipeline.exposure import check_exposure
 from segensemble.pipeline.workscale import check_working_pixels
 from segensemble.pipeline.specs import check_segmenter_params, parse_segmenter_spec
 from segensemble.validation import check_int, check_n_segments
@@ -44,7 +45,7 @@ MAX_RECIPE_BYTES = 1_000_000
 MEMBER_PARAMS = ("member_weights", "coefficients")
 
 _FIELDS = ("name", "version", "description", "segmenters", "method", "n_segments", "params", "postprocess", "spatial",
-           "image_aware", "boundary", "working_pixels")
+           "image_aware", "boundary", "working_pixels", "exposure")
 
 
 
@@ -92,6 +93,9 @@ class Recipe:
     #: Working scale: an image of more pixels is processed area-averaged to this many and its results are
     #: brought back to full resolution (:mod:`segensemble.pipeline.workscale`); None processes every image at its size.
     working_pixels: int | None = None
+    #: Exposure (:mod:`segensemble.pipeline.exposure`): a picture whose white point is below this value is
+    #: brightened to it before the members see it; None takes every picture as it is.
+    exposure: float | None = None
 
     def with_overrides(self, *, segmenters=None, method=None, n_segments=None, params=None) -> Recipe:
         """A copy with the given fields replaced.
@@ -203,6 +207,7 @@ class Recipe:
             raise InputError(f"{where}: spatial: expected a table of settings, got {self.spatial!r}")
 
         check_working_pixels(self.working_pixels, f"{where}: working_pixels")
+        check_exposure(self.exposure, f"{where}: exposure")
         try:
             cls(**{**self.method_params(), "n_clusters": k})._validate_params()
         except (TypeError, ValueError) as exc:
@@ -244,6 +249,7 @@ def _recipe(data: dict) -> Recipe:
         image_aware=data.get("image_aware", True),
         boundary=data.get("boundary"),
         working_pixels=data.get("working_pixels"),
+        exposure=data.get("exposure"),
     )
 
 

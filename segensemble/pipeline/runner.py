@@ -8,8 +8,6 @@ or label maps given) → optional agreement (CAP) → consensus → post-process
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from segensemble.edges import detect_boundaries
@@ -18,12 +16,13 @@ from segensemble.errors import InputError, renamed_keywords
 from segensemble.graph.hierarchy import cut_hierarchy
 from segensemble.pipeline import deferred
 from segensemble.pipeline.postprocess import cut_to_regions, postprocess as apply_postprocess, postprocess_levels
-from segensemble.pipeline.imagesize import (MAX_PIXELS, prepare_image, results_to_input_size, to_input_size,
-                                            upscale_labels)
+from segensemble.pipeline.imagesize import MAX_PIXELS, prepare_image, results_to_input_size, to_input_size
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
 from segensemble.pipeline.members import (available_cores, confidence_map, hierarchy_confidence, run_checked_specs,
                                           segment)
+from segensemble.pipeline.exposure import apply_gain, exposure_gain
 from segensemble.pipeline.recipes import Recipe, learned_boundaries, load_recipe
+from segensemble.pipeline.result import FusionResult
 from segensemble.validation import check_n_segments, check_soft_map
 
 __all__ = ["FusionResult", "run_recipe", "segment_image", "hierarchy_levels", "hierarchy_confidence",
@@ -36,63 +35,6 @@ HIERARCHY_K = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50)
 #: ``confidence=``: a soft method's largest membership or 1 - normalised entropy; 'auto': the largest membership
 #: for soft methods, else the share of hierarchy levels in which a pixel is a boundary.
 CONFIDENCE_KINDS = ("max", "entropy", "auto")
-
-
-@dataclass
-class FusionResult:
-    """Everything :func:`run_recipe` made for one image.
-
-    Attributes
-    ----------
-    labels : (H, W) int32 array
-        The fused, post-processed segmentation at the input's size.
-    members : list of Segmentation
-        The ensemble's members, at the size that was processed.
-    ensemble : Ensemble
-        The objects the consensus method saw: the atoms (the agreed ensemble
-        after CAP), or in the image-aware frame the superatoms.
-    estimator : fitted consensus estimator
-    recipe : Recipe
-        The recipe that was applied (with any overrides).
-    levels : list of (H, W) int32 arrays or None
-        The hierarchy (``hierarchy=True``): post-processed segmentations,
-        coarser with each level, at the input's size.
-    confidence : (H, W) float array or None
-        Per-pixel confidence in [0, 1] at the input's size (``confidence=``).
-    confidence_kind : str or None
-        'max' or 'entropy' (memberships), or 'hierarchy' (boundary persistence).
-    downscaled_from : (H, W) or None
-        The input's shape when it was processed at a smaller size: at the
-        recipe's working scale (``working_pixels``), or above ``max_pixels``
-        with ``downscale=True``. ``labels``, ``levels`` and ``confidence``
-        are at this shape; ``members`` and ``image`` at the processed size.
-    image : (h, w, 3) float array or None
-        The processed image.
-    working_pixels, processed_labels : int or None, (h, w) int32 array
-        The recipe's working scale (None when none applies: no scale, or
-        the members were given), and ``labels`` at the processed size.
-    fusion : SpatialFusion or None
-        The image-aware frame's record (superatoms, the method's own
-        partition, the final hierarchy) when the method ran in it.
-    """
-
-    labels: np.ndarray
-    members: list
-    ensemble: object
-    estimator: object
-    recipe: object
-    levels: list | None = None
-    confidence: np.ndarray | None = None
-    confidence_kind: str | None = None
-    downscaled_from: tuple | None = None
-    image: np.ndarray | None = field(default=None, repr=False)
-    fusion: object = field(default=None, repr=False)
-    working_pixels: int | None = None
-    processed_labels: np.ndarray | None = field(default=None, repr=False)
-
-    def at_input_size(self, labels) -> np.ndarray:
-        """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""
-        return labels if self.downscaled_from is None else upscale_labels(labels, self.downscaled_from)
 
 
 def hierarchy_levels(estimator, ensemble, *, method: str, params: dict, random_state=None) -> list:
@@ -329,6 +271,8 @@ def run_recipe(
         working_pixels = None
     say("reading")
     img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels)
+    gain = 1.0 if img is None else exposure_gain(img, recipe.exposure)
+    img = None if img is None else apply_gain(img, gain)
     say("members")
     segs = _members(img, recipe, members, rng if member_rng is None else member_rng, n_jobs, say)
     if agree and img is None:
@@ -363,8 +307,9 @@ def run_recipe(
     elif confidence == "auto" and levels:
         conf, kind = hierarchy_confidence(levels), "hierarchy"
     say("full resolution" if original is not None else "done")
-    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original, n_jobs=n_jobs)
-    return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels)
+    full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original, n_jobs=n_jobs, gain=gain)
+    return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels,
+                        gain)
 
 
 @renamed_keywords(random_state="rng")

@@ -127,8 +127,8 @@ def _lab(rgb01: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(np.ascontiguousarray(rgb01, dtype=np.float32), cv2.COLOR_RGB2Lab)
 
 
-def _strip_lab(raw: np.ndarray, y0: int, y1: int) -> np.ndarray:
-    """CIE Lab (float32) of rows y0:y1 of the full-resolution image as stored."""
+def _strip_lab(raw: np.ndarray, y0: int, y1: int, gain: float = 1.0) -> np.ndarray:
+    """CIE Lab (float32) of rows y0:y1 of the full-resolution image as stored, its colours times ``gain``."""
     part = _rgb_channels(raw[y0:y1])
     if part.dtype == bool:
         part = part.astype(np.float32)
@@ -138,6 +138,8 @@ def _strip_lab(raw: np.ndarray, y0: int, y1: int) -> np.ndarray:
         part = check_image(part).astype(np.float32)
     else:
         part = np.clip(part.astype(np.float32), 0.0, 1.0)
+    if gain != 1.0:
+        part = np.clip(part * np.float32(gain), 0.0, 1.0)
     if part.ndim == 2:
         part = np.repeat(part[:, :, None], 3, axis=2)
     return _lab(part)
@@ -150,7 +152,7 @@ def _nearest_index(n_full: int, n_small: int):
 
 
 def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SPATIAL,
-                    sigma_range: float = SIGMA_RANGE, n_jobs: int = 1) -> np.ndarray:
+                    sigma_range: float = SIGMA_RANGE, n_jobs: int = 1, gain: float = 1.0) -> np.ndarray:
     """Labels of the working image brought to the full resolution of ``raw``, boundaries refined against it.
 
     Parameters
@@ -167,6 +169,10 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
         Threads that refine strips of rows at once (-1: every core); the
         labels do not depend on it (every pixel's vote reads only its own
         neighbourhood).
+    gain : float, default 1.0
+        ``raw``'s colours are compared times this (clipped to [0, 1]): the
+        exposure gain the working image was brightened by
+        (:mod:`segensemble.pipeline.exposure`).
 
     Returns
     -------
@@ -205,7 +211,7 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
         band = mixed[iy[y0:y1, None], ix[None, :]]
         ys, xs = np.nonzero(band)
         if len(ys):
-            colours = _strip_lab(raw, y0, y1)[ys, xs]
+            colours = _strip_lab(raw, y0, y1, gain)[ys, xs]
             ys_full = ys + y0
             for c0 in range(0, len(ys), _CHUNK):
                 sl = slice(c0, c0 + _CHUNK)
