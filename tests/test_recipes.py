@@ -178,7 +178,6 @@ def test_default_nine_is_default_eight_on_the_fourier_detector():
     """Only the detector changed (boundary-v3: boundary-v1's trees on the same features computed through the DFT),
     for the ucm member and the boundary evidence alike; everything else is version 8's."""
     v8, v9 = load_recipe("default@8"), load_recipe("default@9")
-    assert load_recipe("default") is v9
     changed = {"version", "description", "segmenters", "boundary"}
     assert {k: v for k, v in v8.to_dict().items() if k not in changed} == \
         {k: v for k, v in v9.to_dict().items() if k not in changed}
@@ -199,12 +198,24 @@ def test_bench_runs_exactly_the_recipe_it_was_given(key):
     assert BenchConfig.from_recipe(recipe).to_recipe() == replace(recipe, description="")
 
 
+def test_default_ten_is_default_nine_with_an_exposure():
+    """Only the exposure changed: a picture whose white point is below 1 is brightened to 1."""
+    v9, v10 = load_recipe("default@9"), load_recipe("default@10")
+    assert load_recipe("default") is v10
+    changed = {"version", "description", "exposure"}
+    assert {k: v for k, v in v9.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v10.to_dict().items() if k not in changed}
+    assert (v9.exposure, v10.exposure) == (None, 1.0)
+    assert all(r.exposure is None for name, versions in VERSIONS.items() for r in versions.values()
+               if (name, r.version) != ("default", "10"))
+
+
 def test_built_in_recipes_are_data_files_in_the_user_format():
     """Every built-in recipe is a TOML file a user could have written: load_recipe(file) gives the same recipe."""
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 13
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 14
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name
