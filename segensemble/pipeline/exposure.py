@@ -4,8 +4,8 @@ Every member and model of a recipe works with absolute colour differences
 (Felzenszwalb's scale, mean shift's range, SLIC's compactness, the boundary
 detector's gradients, the merge criterion's colour term), all fitted on
 well-exposed pictures. An under-exposed photo has every difference smaller:
-the 640 x 427 sample photo gives 27 regions, at half its brightness 11 and at
-a tenth one region. A recipe with ``exposure = T`` measures the picture's
+the 640 x 427 sample photo gives 25 regions as stored, 13 two stops
+under-exposed and 5 at four stops (``default@9``). A recipe with ``exposure = T`` measures the picture's
 *white point* — the 99th percentile, over pixels, of each pixel's brightest
 channel max(R, G, B) (a few bright lamps or highlights do not count) — and
 when it is below ``T`` multiplies the picture by the gain ``T / white``
