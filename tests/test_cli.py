@@ -242,6 +242,14 @@ def test_new_segmenters_say_that_the_parameters_fitted_to_the_old_members_are_dr
                  ["fuse", str(image_file), "-o", out], ["fuse", "--inputs", out, out, "-o", str(tmp_path / "g.png")]):
         result = runner.invoke(app, args)  # nothing fitted to drop, the recipe's own members, or other segmentations
         assert result.exit_code == 0 and "note:" not in result.stderr, result.output
+    folder = tmp_path / "photos"  # a batch with a failed image exits 1 and still says it
+    folder.mkdir()
+    (folder / "a.png").write_bytes(image_file.read_bytes())
+    (folder / "broken.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a jpeg")
+    result = runner.invoke(app, ["fuse", str(folder), "--out-dir", str(tmp_path / "many"), "-r", "default@9", "-s",
+                                 "slic:n_segments=30,watershed"])
+    assert result.exit_code == 1 and "failed: broken:" in result.stderr, result.output
+    assert result.stderr.splitlines()[-1] == note, result.stderr
 
 
 

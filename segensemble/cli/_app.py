@@ -116,7 +116,9 @@ def handle_errors(fn):
         _notes.clear()
         try:
             done = fn(*args, **kwargs)
-        except typer.Exit:
+        except typer.Exit as exc:
+            if exc.exit_code == 1:  # a batch that ran, some images failed: what was noted still applies to the rest
+                _say_notes()
             raise
         except (InputError, FileNotFoundError, IsADirectoryError, NotADirectoryError) as exc:
             if _state["debug"]:
@@ -129,11 +131,15 @@ def handle_errors(fn):
             if _state["debug"]:
                 raise
             _fail(f"{describe_exception(exc)} (use --debug for details)", 1)
-        for message in _notes:
-            err.print(f"note: {message}", markup=False)
+        _say_notes()
         return done
 
     return wrapper
+
+
+def _say_notes() -> None:
+    for message in _notes:
+        err.print(f"note: {message}", markup=False)
 
 
 def _version(value: bool):
