@@ -5,13 +5,13 @@ Every member and model of a recipe works with absolute colour differences
 detector's gradients, the merge criterion's colour term), all fitted on
 well-exposed pictures. An under-exposed photo has every difference smaller:
 the 640 x 427 sample photo gives 25 regions as stored, 13 two stops
-under-exposed and 5 at four stops (``default@9``). A recipe with ``exposure = T`` measures the picture's
-*white point* — the 99th percentile, over pixels, of each pixel's brightest
-channel max(R, G, B) (a few bright lamps or highlights do not count) — and
-when it is below ``T`` multiplies the picture by the gain ``T / white``
-(at most :data:`MAX_GAIN`), clipped to [0, 1]: the exposure a camera's
-auto-levels would give, and no change at all to a picture already bright
-enough. The full-resolution refinement of a photo compares its pixels in the
+under-exposed and 5 at four stops (``default@9``). A recipe with
+``exposure = T`` measures the picture's *white point* — the 99th
+percentile, over pixels, of each pixel's brightest channel max(R, G, B) (a
+few bright lamps or highlights do not count) — and when it is below ``T``
+multiplies the picture by the gain ``T / white`` (at most
+:data:`MAX_GAIN`), clipped to [0, 1]; a picture already bright enough is
+not changed at all. The full-resolution refinement of a photo compares its pixels in the
 same brightened colours (:func:`segensemble.pipeline.workscale.upsample_labels`).
 """
 
