@@ -115,3 +115,23 @@ def test_fuse_says_what_gain_it_applied_and_a_folder_records_it(tmp_path):
     records = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "out" / "per_image").glob("*.json")}
     assert records["bright"]["exposure_gain"] == 1.0
     assert records["dark"]["exposure_gain"] == pytest.approx(gain, abs=0.005)
+
+
+def test_the_bench_records_the_gain_of_every_image(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from segensemble.cli import app
+
+    gains = {}
+    for white in (None, 1.0):
+        recipe = tmp_path / f"r{white}.toml"
+        recipe.write_text('name = "r"\nsegmenters = ["felzenszwalb:scale=300", "felzenszwalb:scale=600"]\n'
+                          'method = "eac"\n' + ("" if white is None else f"exposure = {white}\n"))
+        out = tmp_path / f"b{white}"
+        result = CliRunner().invoke(app, ["bench", "--synthetic", "--out", str(out), "--limit", "2",
+                                          "--no-hierarchy", "-r", str(recipe)])
+        assert result.exit_code == 0, result.output
+        gains[white] = [json.loads(p.read_text())["exposure_gain"] for p in sorted((out / "per_image").glob("*.json"))]
+    assert gains[None] == [1.0, 1.0] and len(gains[1.0]) == 2 and all(g > 1.0 for g in gains[1.0])  # a bit dim
