@@ -136,6 +136,7 @@ def _bench_image(image_id: str, root: str, split: str, config: BenchConfig, out_
         "confidence": result.confidence_kind,
         "downscaled_from": None if original is None else list(original),
         "exposure_gain": round(result.exposure_gain, 4),
+        "colourless": result.colourless,
         "seconds": time.perf_counter() - start,
     }
     write_labels(out / "fused" / f"{image_id}.png", result.labels)

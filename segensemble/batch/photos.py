@@ -202,7 +202,8 @@ def _fuse_task(image_id: str, files: dict, settings: FuseSettings, out_dir: str,
     record = {"id": image_id, "config": settings.key(), "inputs": input_digests({"image": path}),
               "image": str(path), "shape": list(result.labels.shape), "n_regions": int(result.labels.max()) + 1,
               "processed_at": None if result.image is None else list(result.image.shape[:2]),
-              "exposure_gain": round(result.exposure_gain, 4), "seconds": round(time.perf_counter() - start, 3)}
+              "exposure_gain": round(result.exposure_gain, 4), "colourless": result.colourless,
+              "seconds": round(time.perf_counter() - start, 3)}
     atomic_write_text(out / "per_image" / f"{image_id}.json", json.dumps(record, indent=1))
     return record
 

@@ -147,6 +147,9 @@ def _report(result, chosen, output) -> None:
     objects = (counted(result.ensemble.n_objects, "atom") if result.fusion is None else
                f"{counted(len(result.fusion.superatoms), 'atom')}, {counted(result.ensemble.n_objects, 'superatom')}")
     lit = "" if result.exposure_gain == 1.0 else f", brightened x{result.exposure_gain:.2f} (the recipe's exposure)"
+    if result.colourless:
+        cut = result.recipe.spatial["colourless_threshold"]
+        lit += f", no colour: cut at {cut:g} (the recipe's colourless_threshold)"
     err.print(f"fused {counted(len(result.members), 'segmentation')} ({objects}) with {chosen.method} "
               f"into {counted(int(result.labels.max()) + 1, 'region')}{lit} -> {output}", markup=False)
 

@@ -31,8 +31,8 @@ def frame():
 
     Examples
     --------
-    >>> sorted(frame().check_spatial({}))[:2]
-    ['coefficients', 'engine']
+    >>> frame().check_spatial({})["threshold"]
+    0.45
     """
     import segensemble.pipeline.frame as module
 

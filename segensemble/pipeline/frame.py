@@ -71,9 +71,11 @@ __all__ = ["SPATIAL_DEFAULTS", "SpatialFusion", "image_aware_fit", "check_spatia
 #: Settings of the image-aware frame (a recipe's ``spatial`` table overrides them). ``threshold`` and
 #: ``min_size`` are the default recipe's cut and minimum region size (chosen on BSDS500 val);
 #: ``fine_threshold`` and ``partition_weight`` were chosen on BSDS500 val
-#: (``benchmarks/methods_on_bsds.py``).
+#: (``benchmarks/methods_on_bsds.py``). ``colourless_threshold`` (None: ``threshold``) is the cut of a picture
+#: without colour (:mod:`segensemble.pipeline.colourless`; the runner puts it in ``threshold``'s place).
 SPATIAL_DEFAULTS = {
     "threshold": 0.45,
+    "colourless_threshold": None,
     "min_size": 200,
     "fine_threshold": 0.3,
     "partition_weight": 0.05,
@@ -101,8 +103,8 @@ def check_spatial(settings) -> dict:
     >>> check_spatial({"bogus": 1})
     Traceback (most recent call last):
     ...
-    segensemble.errors.InputError: spatial: unknown key 'bogus'; expected one of threshold, min_size, \
-fine_threshold, partition_weight, member_weights, coefficients, engine
+    segensemble.errors.InputError: spatial: unknown key 'bogus'; expected one of threshold, colourless_threshold, \
+min_size, fine_threshold, partition_weight, member_weights, coefficients, engine
     """
     if settings is None:
         settings = {}
@@ -116,6 +118,9 @@ fine_threshold, partition_weight, member_weights, coefficients, engine
         value = out[key]
         if not constraint.accepts(value):
             raise InputError(f"spatial: {key}: expected {constraint}, got {value!r}")
+    cut = out["colourless_threshold"]
+    if cut is not None and not _CONSTRAINTS["threshold"].accepts(cut):
+        raise InputError(f"spatial: colourless_threshold: expected {_CONSTRAINTS['threshold']} (or none), got {cut!r}")
     if out["coefficients"] is not None:
         check_coefficients(out["coefficients"])
     return out

@@ -50,6 +50,9 @@ class FusionResult:
     exposure_gain : float
         The gain the recipe's ``exposure`` applied to a dark image
         (:mod:`segensemble.pipeline.exposure`); 1.0 when none was.
+    colourless : bool
+        True when the picture had no colour and was cut at the recipe's
+        ``colourless_threshold`` (:mod:`segensemble.pipeline.colourless`).
     """
 
     labels: np.ndarray
@@ -66,6 +69,7 @@ class FusionResult:
     working_pixels: int | None = None
     processed_labels: np.ndarray | None = field(default=None, repr=False)
     exposure_gain: float = 1.0
+    colourless: bool = False
 
     def at_input_size(self, labels) -> np.ndarray:
         """A label map of the processed size, upscaled (nearest neighbour) to the input's size when downscaled."""

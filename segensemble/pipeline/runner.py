@@ -8,6 +8,8 @@ or label maps given) → optional agreement (CAP) → consensus → post-process
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from segensemble.edges import detect_boundaries
@@ -20,6 +22,7 @@ from segensemble.pipeline.imagesize import MAX_PIXELS, prepare_image, results_to
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
 from segensemble.pipeline.members import (available_cores, confidence_map, hierarchy_confidence, run_checked_specs,
                                           segment)
+from segensemble.pipeline.colourless import colourless_spatial, is_colourless
 from segensemble.pipeline.exposure import apply_gain, exposure_gain
 from segensemble.pipeline.recipes import Recipe, learned_boundaries, load_recipe
 from segensemble.pipeline.result import FusionResult
@@ -273,6 +276,10 @@ def run_recipe(
     img, original, raw = prepare_image(image, max_pixels, downscale, working_pixels)
     gain = 1.0 if img is None else exposure_gain(img, recipe.exposure)
     img = None if img is None else apply_gain(img, gain)
+    given = recipe
+    colourless = img is not None and recipe.spatial.get("colourless_threshold") is not None and is_colourless(img)
+    if colourless:  # its own cut of the learned hierarchy
+        recipe = replace(recipe, spatial=colourless_spatial(recipe.spatial))
     say("members")
     segs = _members(img, recipe, members, rng if member_rng is None else member_rng, n_jobs, say)
     if agree and img is None:
@@ -308,8 +315,8 @@ def run_recipe(
         conf, kind = hierarchy_confidence(levels), "hierarchy"
     say("full resolution" if original is not None else "done")
     full, levels, conf = results_to_input_size(labels, levels, conf, img, raw, original, n_jobs=n_jobs, gain=gain)
-    return FusionResult(full, segs, ens, est, recipe, levels, conf, kind, original, img, fusion, working_pixels, labels,
-                        gain)
+    return FusionResult(full, segs, ens, est, given, levels, conf, kind, original, img, fusion, working_pixels, labels,
+                        gain, colourless)
 
 
 @renamed_keywords(random_state="rng")
