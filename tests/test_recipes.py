@@ -93,7 +93,7 @@ def test_the_levels_of_a_hierarchy_share_one_lab_conversion_and_give_the_same_re
 
 def test_new_segmenters_drop_the_parameters_fitted_to_the_old_members():
     new = BUILTIN["default"].with_overrides(segmenters=["slic", "felzenszwalb"])
-    assert set(new.spatial) == {"threshold", "min_size", "engine"}  # how the merges are computed stays
+    assert set(new.spatial) == {"threshold", "colourless_threshold", "min_size", "engine"}  # the cuts stay
     assert BUILTIN["default"].without_member_params().spatial == new.spatial
     r = VERSIONS["default"]["3"]
     other = r.with_overrides(segmenters=["slic", "felzenszwalb"])
@@ -201,13 +201,25 @@ def test_bench_runs_exactly_the_recipe_it_was_given(key):
 def test_default_ten_is_default_nine_with_an_exposure():
     """Only the exposure changed: a picture whose white point is below 1 is brightened to 1."""
     v9, v10 = load_recipe("default@9"), load_recipe("default@10")
-    assert load_recipe("default") is v10
     changed = {"version", "description", "exposure"}
     assert {k: v for k, v in v9.to_dict().items() if k not in changed} == \
         {k: v for k, v in v10.to_dict().items() if k not in changed}
     assert (v9.exposure, v10.exposure) == (None, 1.0)
     assert all(r.exposure is None for name, versions in VERSIONS.items() for r in versions.values()
-               if (name, r.version) != ("default", "10"))
+               if (name, r.version) not in (("default", "10"), ("default", "11")))
+
+
+def test_default_eleven_is_default_ten_with_a_cut_for_pictures_without_colour():
+    """Only the spatial table's colourless_threshold is new: every picture with colour (every BSDS500 image) gets
+    version 10's result."""
+    v10, v11 = load_recipe("default@10"), load_recipe("default@11")
+    assert load_recipe("default") is v11
+    changed = {"version", "description", "spatial"}
+    assert {k: v for k, v in v10.to_dict().items() if k not in changed} == \
+        {k: v for k, v in v11.to_dict().items() if k not in changed}
+    assert v11.spatial == {**v10.spatial, "colourless_threshold": 0.25}
+    assert all("colourless_threshold" not in r.spatial for name, versions in VERSIONS.items()
+               for r in versions.values() if (name, r.version) != ("default", "11"))
 
 
 def test_built_in_recipes_are_data_files_in_the_user_format():
@@ -215,7 +227,7 @@ def test_built_in_recipes_are_data_files_in_the_user_format():
     from segensemble.pipeline.recipes import BUILTIN_FOLDER, VERSIONS
 
     files = sorted(BUILTIN_FOLDER.glob("*.toml"))
-    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 14
+    assert len(files) == sum(len(v) for v in VERSIONS.values()) == 15
     for path in files:
         recipe = load_recipe(path)
         assert recipe == VERSIONS[recipe.name][recipe.version], path.name

@@ -139,7 +139,7 @@ class Recipe:
         Examples
         --------
         >>> sorted(BUILTIN["default"].without_member_params().spatial)
-        ['engine', 'min_size', 'threshold']
+        ['colourless_threshold', 'engine', 'min_size', 'threshold']
         """
         return replace(self, params={k: v for k, v in self.params.items() if k not in MEMBER_PARAMS},
                        spatial={k: v for k, v in self.spatial.items() if k not in MEMBER_PARAMS})
