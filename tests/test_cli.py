@@ -239,8 +239,11 @@ def test_new_segmenters_say_that_the_parameters_fitted_to_the_old_members_are_dr
         assert result.exit_code == 0, result.output
         assert [line for line in result.stderr.splitlines() if line.startswith("note:")] == [note], result.stderr
     for args in (["fuse", str(image_file), "-r", "classic", "-s", "slic:n_segments=30,watershed", "-o", out],
-                 ["fuse", str(image_file), "-o", out], ["fuse", "--inputs", out, out, "-o", str(tmp_path / "g.png")]):
-        result = runner.invoke(app, args)  # nothing fitted to drop, the recipe's own members, or other segmentations
+                 ["fuse", str(image_file), "-o", out], ["fuse", "--inputs", out, out, "-o", str(tmp_path / "g.png")],
+                 ["fuse", str(image_file), "-r", "default@3", "-m", "vote", "-o", out]):
+        # nothing fitted to drop, the recipe's own members, other segmentations, or another method without -s (its
+        # parameters were the old method's: default@3 keeps its fitted ones among merge's)
+        result = runner.invoke(app, args)
         assert result.exit_code == 0 and "note:" not in result.stderr, result.output
     folder = tmp_path / "photos"  # a batch with a failed image exits 1 and still says it
     folder.mkdir()

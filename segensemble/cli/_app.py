@@ -96,9 +96,10 @@ def note_dropped_member_params(before, after) -> None:
     New members drop them (:meth:`~segensemble.pipeline.recipes.Recipe.with_overrides`), even when only one
     member's parameter changed, and the fusion then runs with the method's defaults: say so rather than let a
     result change unexplained. Said after the command's work (a member's bad parameter is an error line alone).
+    Another method alone (``-m``) is not noted: what it leaves are the old method's own parameters.
     """
     gone = [k for k in before.member_params() if k not in after.member_params()]
-    if gone:
+    if gone and tuple(after.segmenters) != tuple(before.segmenters):
         _notes.append(f"--segmenters replaces the members of recipe {before.name}@{before.version}; the parameters "
                       f"fitted to them ({', '.join(gone)}) are dropped and the method's defaults apply")
 
