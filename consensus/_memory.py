@@ -45,11 +45,13 @@ def dense_fits(rows: int, cols: int, *, copies: float = 1.0) -> bool:
     return 8.0 * rows * cols * copies <= MEMORY_LIMIT
 
 
-def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwise: bool = False) -> None:
+def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwise: bool = False,
+                advice: str | None = None) -> None:
     """Refuse a dense float64 (rows x cols) intermediate above :data:`MEMORY_LIMIT` (``copies`` working copies).
 
     ``pairwise``: the matrix is object x object (a co-association), so the
-    advice names the methods that work through the incidence matrix instead.
+    advice names the methods that work through the incidence matrix instead;
+    ``advice``: what to say instead (a step that is not a consensus method).
 
     Examples
     --------
@@ -61,8 +63,9 @@ def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwis
     """
     if not dense_fits(rows, cols, copies=copies):
         need = 8.0 * rows * cols * copies
-        advice = (f"fewer distinct objects, or a method that works through the incidence matrix: "
-                  f"{', '.join(OBJECT_SCALABLE_METHODS)}") if pairwise else _advice()
+        if advice is None:
+            advice = (f"fewer distinct objects, or a method that works through the incidence matrix: "
+                      f"{', '.join(OBJECT_SCALABLE_METHODS)}") if pairwise else _advice()
         raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about {need / 2**30:.1f} GiB, above the "
                          f"limit of {MEMORY_LIMIT / 2**30:.0f} GiB; {advice}")
 

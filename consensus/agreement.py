@@ -30,6 +30,7 @@ from segensemble.estimator import Estimator
 
 from segensemble.consensus._agreement_climb import climb_sweep, xlogx
 from segensemble.consensus._base import seed_from
+from segensemble.consensus._memory import check_dense
 from segensemble.ensemble import Ensemble
 from segensemble.errors import InputError
 from segensemble.threads import thread_map
@@ -220,10 +221,11 @@ class CAP(ValidatedParams, Estimator):
         if not isinstance(ensemble, Ensemble):
             raise InputError(f"ensemble: expected an Ensemble, got {type(ensemble).__name__}")
         seed = seed_from(self.random_state)
-        joint, self.words_ = visual_words(ensemble, image, self.n_words, random_state=seed)
-        joint = sp.csr_matrix(joint)
         xs = [ensemble.labels[:, i].astype(np.int64) for i in range(ensemble.n_members)]
         kx = [int(z.max()) + 1 for z in xs]
+        _check_tables(ensemble.n_objects, kx, self.n_jobs)
+        joint, self.words_ = visual_words(ensemble, image, self.n_words, random_state=seed)
+        joint = sp.csr_matrix(joint)
         # the Y side starts from the members: every word joins the member cluster it co-occurs with most
         jt = joint.T.tocsr()
         ys = [np.asarray((jt @ _onehot_blocks([z])).todense()).argmax(axis=1).astype(np.int64) for z in xs]
@@ -258,3 +260,26 @@ class CAP(ValidatedParams, Estimator):
 
 def _climb_task(args):
     return _climb(*args)
+
+
+def _check_tables(n_objects: int, clusters: list, n_jobs: int) -> None:
+    """Refuse, before anything is allocated, the dense tables of :meth:`CAP.fit` above the memory limit: every
+    object's mass on the other side's clusters (n_objects x the members' clusters in all), each climbing
+    clustering's cluster table (its clusters x the same, one per thread) and a pair of clusterings' joint table.
+
+    Examples
+    --------
+    >>> _check_tables(5000, [300] * 8, 2)
+    >>> _check_tables(98000, [9000] * 7, 2)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: agreement (CAP), every object's mass on the clusters of the other side: a dense 98,000 x 63,000 matrix needs about 46.0 GiB, ...
+    """
+    advice = ("give it coarser members (a picture at a working scale: --working-pixels, as the default recipe "
+              "sets it), or fuse without the agreement step")
+    total, largest = sum(clusters), max(clusters)
+    check_dense(n_objects, total, "agreement (CAP), every object's mass on the clusters of the other side",
+                advice=advice)
+    check_dense(largest, total, "agreement (CAP), a clustering's cluster table", copies=min(n_jobs, len(clusters)),
+                advice=advice)
+    check_dense(largest, largest, "agreement (CAP), the joint table of two clusterings", advice=advice)

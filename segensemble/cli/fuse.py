@@ -383,7 +383,7 @@ def fuse(
       segensemble fuse photo.jpg --recipe seed -m borda -o fused.png
       segensemble fuse --inputs seg1.png seg2.png seg3.png -m eac -o fused.png
       segensemble fuse photo.jpg -m borda -k 6 -o fused.png --confidence conf.png
-      segensemble fuse photo.jpg --recipe default@3 -m sccc -k 6 -o fused.png --agree --verbose
+      segensemble fuse photo.jpg -m sccc -k 6 -o fused.png --agree --verbose
       segensemble fuse --inputs seg1.png seg2.png --image photo.jpg --boundary hed.png -o fused.png
     """
     working = None if working_pixels == 0 else ("recipe" if working_pixels is None else working_pixels)
