@@ -273,7 +273,8 @@ def _check_tables(n_objects: int, clusters: list, n_jobs: int) -> None:
     >>> _check_tables(98000, [9000] * 7, 2)
     Traceback (most recent call last):
     ...
-    segensemble.errors.InputError: agreement (CAP), every object's mass on the clusters of the other side: a dense 98,000 x 63,000 matrix needs about 46.0 GiB, ...
+    segensemble.errors.InputError: agreement (CAP), every object's mass on the clusters of the other side: a dense \
+98,000 x 63,000 matrix needs about 46.0 GiB, ...
     """
     advice = ("give it coarser members (a picture at a working scale: --working-pixels, as the default recipe "
               "sets it), or fuse without the agreement step")
