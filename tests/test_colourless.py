@@ -68,7 +68,9 @@ def test_a_gray_picture_is_cut_at_the_colourless_threshold():
     assert result.colourless and not coarse.colourless
     assert np.array_equal(result.labels, fine.labels)
     assert result.recipe is own  # the result names the recipe given, not the one it was cut with
-    assert np.array_equal(run_recipe(gray, own.with_overrides(params={"threshold": 0.8})).labels, coarse.labels)
+    overridden = run_recipe(gray, own.with_overrides(params={"threshold": 0.8}))
+    assert np.array_equal(overridden.labels, coarse.labels) and not overridden.colourless  # -p threshold wins
+    assert not run_recipe(gray, own.with_overrides(n_segments=3)).colourless  # K given: cut at K, not at a threshold
 
 
 def test_a_colour_picture_is_not_touched_by_the_colourless_cut():

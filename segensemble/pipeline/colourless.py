@@ -15,14 +15,15 @@ channel spread ``max(R, G, B) - min(R, G, B)`` is at most
 :data:`COLOURLESS_SPREAD` (a gray picture stored as a colour JPEG keeps a
 spread of a level or two; the least colourful of the 500 BSDS500 images has
 0.098). A ``threshold`` given as a method parameter (``-p threshold=...``)
-still wins, on every picture.
+still wins, on every picture, and a number of regions given (``-k``) is
+cut at that number.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COLOURLESS_SPREAD", "SPREAD_PERCENTILE", "is_colourless", "colourless_spatial"]
+__all__ = ["COLOURLESS_SPREAD", "SPREAD_PERCENTILE", "is_colourless", "cuts_colourless", "colourless_spatial"]
 
 #: The largest channel spread (of the percentile below) of a picture taken as colourless.
 COLOURLESS_SPREAD = 0.03
@@ -43,6 +44,31 @@ def is_colourless(image: np.ndarray) -> bool:
     image = np.asarray(image)
     spread = image.max(axis=-1) - image.min(axis=-1)
     return bool(np.percentile(spread, SPREAD_PERCENTILE) <= COLOURLESS_SPREAD)
+
+
+def cuts_colourless(recipe, image: np.ndarray) -> bool:
+    """Whether ``recipe`` cuts ``image`` at its ``colourless_threshold``: it names one, its number of regions is
+    ``'auto'``, no ``threshold`` parameter of ``merge`` overrides the cut, and the picture is colourless.
+
+    Examples
+    --------
+    >>> from segensemble.pipeline.recipes import load_recipe
+    >>> gray = np.full((4, 4, 3), 0.5)
+    >>> r = load_recipe("default@11")
+    >>> cuts_colourless(r, gray), cuts_colourless(r.with_overrides(n_segments=5), gray)
+    (True, False)
+    >>> cuts_colourless(r.with_overrides(params={"threshold": 0.3}), gray)
+    False
+    >>> cuts_colourless(load_recipe("default@10"), gray)
+    False
+    """
+    from segensemble.validation import check_n_segments
+
+    if recipe.spatial.get("colourless_threshold") is None or check_n_segments(recipe.n_segments) != "auto":
+        return False
+    if recipe.method == "merge" and "threshold" in recipe.params:
+        return False
+    return is_colourless(image)
 
 
 def colourless_spatial(spatial: dict) -> dict:

@@ -52,7 +52,7 @@ class FusionResult:
         (:mod:`segensemble.pipeline.exposure`); 1.0 when none was.
     colourless : bool
         True when the picture had no colour and was cut at the recipe's
-        ``colourless_threshold`` (:mod:`segensemble.pipeline.colourless`).
+        ``colourless_threshold`` (:func:`segensemble.pipeline.colourless.cuts_colourless`).
     """
 
     labels: np.ndarray

@@ -22,7 +22,7 @@ from segensemble.pipeline.imagesize import MAX_PIXELS, prepare_image, results_to
 from segensemble.pipeline.workscale import WORKING_PIXELS, check_working_pixels
 from segensemble.pipeline.members import (available_cores, confidence_map, hierarchy_confidence, run_checked_specs,
                                           segment)
-from segensemble.pipeline.colourless import colourless_spatial, is_colourless
+from segensemble.pipeline.colourless import colourless_spatial, cuts_colourless
 from segensemble.pipeline.exposure import apply_gain, exposure_gain
 from segensemble.pipeline.recipes import Recipe, learned_boundaries, load_recipe
 from segensemble.pipeline.result import FusionResult
@@ -277,7 +277,7 @@ def run_recipe(
     gain = 1.0 if img is None else exposure_gain(img, recipe.exposure)
     img = None if img is None else apply_gain(img, gain)
     given = recipe
-    colourless = img is not None and recipe.spatial.get("colourless_threshold") is not None and is_colourless(img)
+    colourless = img is not None and cuts_colourless(recipe, img)
     if colourless:  # its own cut of the learned hierarchy
         recipe = replace(recipe, spatial=colourless_spatial(recipe.spatial))
     say("members")
