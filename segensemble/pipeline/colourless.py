@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from segensemble.validation import check_n_segments
+
 __all__ = ["COLOURLESS_SPREAD", "SPREAD_PERCENTILE", "is_colourless", "cuts_colourless", "colourless_spatial"]
 
 #: The largest channel spread (of the percentile below) of a picture taken as colourless.
@@ -62,8 +64,6 @@ def cuts_colourless(recipe, image: np.ndarray) -> bool:
     >>> cuts_colourless(load_recipe("default@10"), gray)
     False
     """
-    from segensemble.validation import check_n_segments
-
     if recipe.spatial.get("colourless_threshold") is None or check_n_segments(recipe.n_segments) != "auto":
         return False
     if recipe.method == "merge" and "threshold" in recipe.params:
