@@ -1,8 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
 """The comparison step of :func:`segensemble.evaluation.nms.non_maximum_suppression`, compiled.
 
-For every pixel of a band of rows, the map is read at ``d = -r .. -1, 1 .. r`` pixels along the normal by
-bilinear interpolation, and the pixel is kept where ``value * multiplier`` reaches every reading. The
+For every pixel of a band of rows, the map is read at ``d = 1, -1, 2, -2, .., r, -r`` pixels along the normal by
+bilinear interpolation, and the pixel is kept where ``value * multiplier`` reaches every reading; the first
+reading above it ends the pixel's test (the nearest readings first: on a slope the next pixel up already is). The
 positions are computed as NumPy computes them (``clip(y + d * sin, 0, h - 1) - lo``, ``clip(x + d * cos, 0,
 w - 1)``), and a reading is the value ``scipy.ndimage.map_coordinates(order=1)`` gives there, bit for bit:
 with ``f = c - floor(c)`` along each axis the weights are ``1 - f`` and ``1 - (1 - f)``, and the four terms
@@ -36,7 +37,7 @@ def suppress_band(const double[:, ::1] e, const double[:, ::1] cos, const double
     the map at 1..``r`` pixels on either side along the normal (``cos``, ``sin`` of its angle), 0 elsewhere
     (float64, ``stop - first`` rows). The band's other rows are the margin those rows read."""
     cdef Py_ssize_t bh = e.shape[0], w = e.shape[1], i, j
-    cdef int d
+    cdef int d, k
     cdef double v, y, x, cy, cx, top = <double>(h - 1), right = <double>(w - 1), shift = <double>lo
     if cos.shape[0] != bh or cos.shape[1] != w or sin.shape[0] != bh or sin.shape[1] != w:
         raise ValueError("suppress_band: e, cos and sin must have one shape")
@@ -52,9 +53,8 @@ def suppress_band(const double[:, ::1] e, const double[:, ::1] cos, const double
                 v = e[i, j]
                 x = <double>j
                 keep = True
-                for d in range(-r, r + 1):
-                    if d == 0:
-                        continue
+                for k in range(2 * r):  # d = 1, -1, 2, -2, ..., r, -r: the nearest readings first
+                    d = k // 2 + 1 if k % 2 == 0 else -(k // 2 + 1)
                     cy = y + d * sin[i, j]
                     cy = (0.0 if cy < 0.0 else (top if cy > top else cy)) - shift
                     cx = x + d * cos[i, j]
