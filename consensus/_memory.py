@@ -13,15 +13,11 @@ line naming the size and the methods that scale, before allocating anything.
 
 from __future__ import annotations
 
+from segensemble import limits
 from segensemble.errors import InputError
 
-__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "SCALABLE_METHODS", "OBJECT_SCALABLE_METHODS", "check_dense", "check_eigen",
-           "dense_fits"]
+__all__ = ["SCALABLE_METHODS", "OBJECT_SCALABLE_METHODS", "check_dense", "check_eigen"]
 
-#: Bytes that one dense intermediate (with its working copies) may take.
-MEMORY_LIMIT = 2 * 1024**3
-#: Largest dense symmetric eigenproblem solved (measured: d = 8 000 takes about 30 s on one core).
-EIGEN_LIMIT = 8000
 #: Methods whose memory is linear in the number of objects and member clusters (named in the errors).
 SCALABLE_METHODS = ("hgpa", "kcc", "sccc", "bestofk", "merge")
 #: Methods whose memory is linear in the number of objects (named when a pairwise matrix is refused).
@@ -33,21 +29,10 @@ def _advice() -> str:
             f"that scales to many labels: {', '.join(SCALABLE_METHODS)} (bestofk with n_clusters='auto')")
 
 
-def dense_fits(rows: int, cols: int, *, copies: float = 1.0) -> bool:
-    """Whether a dense float64 (rows x cols) intermediate with ``copies`` working copies is within
-    :data:`MEMORY_LIMIT` (what :func:`check_dense` refuses otherwise).
-
-    Examples
-    --------
-    >>> dense_fits(1000, 1000), dense_fits(70000, 70000)
-    (True, False)
-    """
-    return 8.0 * rows * cols * copies <= MEMORY_LIMIT
-
-
 def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwise: bool = False,
                 advice: str | None = None) -> None:
-    """Refuse a dense float64 (rows x cols) intermediate above :data:`MEMORY_LIMIT` (``copies`` working copies).
+    """Refuse a dense float64 (rows x cols) intermediate above :data:`segensemble.limits.MEMORY_LIMIT` (``copies``
+    working copies).
 
     ``pairwise``: the matrix is object x object (a co-association), so the
     advice names the methods that work through the incidence matrix instead;
@@ -61,17 +46,17 @@ def check_dense(rows: int, cols: int, what: str, *, copies: float = 1.0, pairwis
     ...
     segensemble.errors.InputError: one-hot memberships of member 0: a dense 70,000 x 70,000 matrix needs about 36.5 GiB, ...
     """
-    if not dense_fits(rows, cols, copies=copies):
-        need = 8.0 * rows * cols * copies
+    if not limits.dense_fits(rows, cols, copies=copies):
         if advice is None:
             advice = (f"fewer distinct objects, or a method that works through the incidence matrix: "
                       f"{', '.join(OBJECT_SCALABLE_METHODS)}") if pairwise else _advice()
-        raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about {need / 2**30:.1f} GiB, above the "
-                         f"limit of {MEMORY_LIMIT / 2**30:.0f} GiB; {advice}")
+        raise InputError(f"{what}: a dense {rows:,} x {cols:,} matrix needs about "
+                         f"{limits.dense_gib(rows, cols, copies=copies):.1f} GiB, above the limit of "
+                         f"{limits.MEMORY_LIMIT / 2**30:.0f} GiB; {advice}")
 
 
 def check_eigen(d: int, what: str) -> None:
-    """Refuse a dense d x d eigendecomposition above :data:`EIGEN_LIMIT` (time grows as d³).
+    """Refuse a dense d x d eigendecomposition above :data:`segensemble.limits.EIGEN_LIMIT` (time grows as d³).
 
     Examples
     --------
@@ -80,7 +65,7 @@ def check_eigen(d: int, what: str) -> None:
     ...
     segensemble.errors.InputError: spectral embedding of the member clusters: a dense eigendecomposition of ...
     """
-    if d > EIGEN_LIMIT:
-        raise InputError(f"{what}: a dense eigendecomposition of {d:,} member clusters (at most {EIGEN_LIMIT:,}; "
-                         f"about {30 * (d / 8000) ** 3:,.0f} s on one core); {_advice()}")
+    if d > limits.EIGEN_LIMIT:
+        raise InputError(f"{what}: a dense eigendecomposition of {d:,} member clusters (at most "
+                         f"{limits.EIGEN_LIMIT:,}; about {30 * (d / 8000) ** 3:,.0f} s on one core); {_advice()}")
     check_dense(d, d, what, copies=3)

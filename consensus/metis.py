@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from segensemble.consensus._base import N_CLUSTERS, REFINE, Capabilities, ConsensusClusterer, FitResult, seed_from
 from segensemble.consensus._registry import REGISTRY
 from segensemble import ensemble as _ensemble
-from segensemble.consensus import _memory
+from segensemble import limits
 from segensemble.consensus._memory import check_dense
 from segensemble.consensus.coassociation import _gram, _resolve_k
 
@@ -237,7 +237,7 @@ class CSPA(_MetisConsensus):
 
 def _dense_fits(n: int) -> bool:
     """Whether CSPA's dense graph of ``n`` objects is within the dense co-association limits."""
-    return n <= _ensemble.DENSE_OBJECT_LIMIT and _memory.dense_fits(n, n, copies=6)
+    return n <= _ensemble.DENSE_OBJECT_LIMIT and limits.dense_fits(n, n, copies=6)
 
 
 @REGISTRY.register("hgpa")

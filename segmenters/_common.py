@@ -6,9 +6,10 @@ import numbers
 
 import numpy as np
 
+from segensemble import limits
 from segensemble.errors import InputError
 
-__all__ = ["check_positive", "check_choice", "softmax_memberships",
+__all__ = ["check_positive", "check_choice", "check_dense_per_pixel", "check_eigen_size", "softmax_memberships",
            "seed_of", "fit_kmeans"]
 
 
@@ -27,6 +28,48 @@ def check_choice(value, name: str, choices) -> str:
     if value not in choices:
         raise InputError(f"{name}: expected one of {', '.join(map(str, choices))}, got {value!r}")
     return value
+
+
+def check_dense_per_pixel(n_pixels: int, k: int, what: str, *, copies: float) -> None:
+    """Refuse ``n_segments`` = ``k`` when the segmenter's dense (pixels x k) float64 arrays (``copies`` of them
+    at once) would exceed :data:`segensemble.limits.MEMORY_LIMIT`, before any is allocated.
+
+    A segmenter with soft memberships holds a column per region for every
+    pixel: a hundred thousand regions of a 0.15-megapixel image are 115 GiB,
+    and the process would be killed by the system without a word.
+
+    Examples
+    --------
+    >>> check_dense_per_pixel(154401, 10, "k-means memberships", copies=4)
+    >>> check_dense_per_pixel(154401, 100000, "k-means memberships", copies=4)
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: n_segments: expected at most 434 on an image of 154,401 pixels (k-means ...
+    """
+    if limits.dense_fits(n_pixels, k, copies=copies):
+        return
+    most = int(limits.MEMORY_LIMIT // (8 * n_pixels * copies))
+    expected = f"at most {most:,} on an image of {n_pixels:,} pixels" if most >= 1 else \
+        f"a smaller image than {n_pixels:,} pixels"
+    raise InputError(f"n_segments: expected {expected} ({what} for {k:,} regions need about "
+                     f"{limits.dense_gib(n_pixels, k, copies=copies):.1f} GiB, above the limit of "
+                     f"{limits.MEMORY_LIMIT / 2**30:.0f} GiB), got {k}")
+
+
+def check_eigen_size(d: int, name: str, what: str) -> None:
+    """Refuse a dense d x d eigenproblem above :data:`segensemble.limits.EIGEN_LIMIT` (its time grows as d³), naming
+    the parameter ``name`` that sets d.
+
+    Examples
+    --------
+    >>> check_eigen_size(20000, "n_segments", "normalized cuts solves a dense eigenproblem over the superpixels")
+    Traceback (most recent call last):
+    ...
+    segensemble.errors.InputError: n_segments: expected at most 8,000 (normalized cuts solves a dense eigenproblem ...
+    """
+    if d > limits.EIGEN_LIMIT:
+        raise InputError(f"{name}: expected at most {limits.EIGEN_LIMIT:,} ({what}, about "
+                         f"{30 * (d / 8000) ** 3:,.0f} s on one core for {d:,}), got {d}")
 
 
 def seed_of(gen: np.random.Generator) -> int:

@@ -9,7 +9,7 @@ from scipy import ndimage
 from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import lab_colour, standardise
 from segensemble.segmentation import Segmentation
-from segensemble.segmenters._common import check_choice, check_positive
+from segensemble.segmenters._common import check_choice, check_dense_per_pixel, check_positive
 from segensemble.segmenters._registry import REGISTRY
 
 __all__ = ["chanvese", "morphological_acwe"]
@@ -164,6 +164,7 @@ def chanvese(
     soft = check_positive(softness, "softness")
     check_rng(rng)
     h, w = img.shape[:2]
+    check_dense_per_pixel(h * w, k, "Chan-Vese phase probabilities", copies=2)  # the planes, then their stack
     feats = standardise(lab_colour(img))
     labels = np.zeros((h, w), dtype=np.int64)
     probs = [np.ones((h, w))]

@@ -12,7 +12,7 @@ from segensemble.validation import check_image, check_int, check_rng
 from segensemble.features import boundary_strength, lab_colour, region_means, standardise, texture_features
 from segensemble.segmentation import Segmentation
 from segensemble.graph.adjacency import adjacent_pairs
-from segensemble.segmenters._common import check_choice, check_positive, seed_of
+from segensemble.segmenters._common import check_choice, check_eigen_size, check_positive, seed_of
 from segensemble.segmenters._registry import REGISTRY
 from segensemble.errors import InputError
 
@@ -178,6 +178,8 @@ def ncut(
     sb = check_positive(sigma_boundary, "sigma_boundary")
     threshold = check_positive(threshold, "threshold")
     gen = check_rng(rng)
+    check_eigen_size(max(nsp, k), "n_segments" if k >= nsp else "n_superpixels",
+                     "normalized cuts solves a dense eigenproblem over at least that many superpixels")
     sp_labels = _superpixels(img, max(nsp, k), comp, k)
     n_sp = int(sp_labels.max()) + 1
     params = {"n_segments": k, "mode": mode, "n_superpixels": nsp}

@@ -176,16 +176,16 @@ def test_stability_and_jaccard():
 def test_cap_refuses_tables_above_the_memory_limit_before_allocating_them(monkeypatch):
     """A 12 MP photo fused at full size (a recipe without a working scale) with --agree took CAP past 21 GB: its
     dense tables grow as the objects times the members' clusters in all. They are now bounded up front."""
-    from segensemble.consensus import _memory
+    from segensemble import limits
 
     rng = np.random.default_rng(0)
     members = [rng.integers(0, 50, (20, 30)) for _ in range(3)]
     ens = Ensemble.from_segmentations(members)
     img = rng.random((20, 30, 3))
     n, total = ens.n_objects, sum(int(ens.labels[:, i].max()) + 1 for i in range(3))
-    monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * n * total - 8)  # the objects' table does not fit, just
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * n * total - 8)  # the objects' table does not fit, just
     with pytest.raises(InputError, match=r"^agreement \(CAP\), every object's mass on the clusters of the other side: "
                                          r"a dense .* matrix needs about .*; give it coarser members"):
         CAP(n_words=4, random_state=0).fit(ens, image=img)
-    monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * n * total)  # it does: the agreement runs
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * n * total)  # it does: the agreement runs
     assert CAP(n_words=4, n_rounds=1, random_state=0).fit(ens, image=img).ensemble_.n_objects == n

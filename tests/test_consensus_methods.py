@@ -482,9 +482,9 @@ def test_nmf_factorises_an_exact_association_matrix():
 
 
 def test_pairwise_methods_refuse_too_many_objects_naming_the_linear_ones(monkeypatch):
-    from segensemble.consensus import _memory
+    from segensemble import limits
 
-    monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * 100 * 100)  # 100 x 100 doubles
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * 100 * 100)  # 100 x 100 doubles
     L, _ = rpm_ensemble(200, 6, 3, 0.3, rng=0)
     for name in ("cspa", "eac"):
         with pytest.raises(InputError, match="fewer distinct objects, or a method that works through the incidence"):
@@ -496,10 +496,10 @@ def test_aligned_voting_bounds_the_memberships_it_holds_at_once_not_one_per_memb
     """Vote and the soft voting methods align one member at a time: with many members their one-hot memberships
     are bounded as the few (n, K) arrays held at once (they refused 10^6 objects of 50 members, 3.7 GiB for all
     50); a method that keeps every member's (cbpce) is still bounded by all of them."""
-    from segensemble.consensus import _memory
+    from segensemble import limits
 
     L, z = rpm_ensemble(1000, 50, 5, 0.3, rng=0)
-    monkeypatch.setattr(_memory, "MEMORY_LIMIT", 8 * 1000 * 5 * 10)  # ten (1000, 5) arrays: not fifty
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * 1000 * 5 * 10)  # ten (1000, 5) arrays: not fifty
     for name in ("vote", "vote_sum", "vote_product", "borda", "dwh"):
         assert adjusted_rand_score(z, consensus.get(name)(n_clusters=5).fit(L).labels_) > 0.95, name
     with pytest.raises(InputError, match="50 such matrices at once"):

@@ -243,3 +243,26 @@ def test_felzenszwalb_keeps_the_sorted_graph_of_small_images_only(monkeypatch):
     flipped = fh.felzenszwalb(img[::-1], scale=50).labels
     assert len(fh._GRAPHS) == 0
     np.testing.assert_array_equal(fh.felzenszwalb(img[::-1], scale=50).labels, flipped)
+
+
+@pytest.mark.parametrize("method, copies", [("kmeans", 4), ("graphcut", 4), ("chanvese", 2)])
+def test_more_regions_than_memory_holds_are_refused_before_anything_is_allocated(method, copies, monkeypatch):
+    """`segment -m kmeans -k 100000` on a BSDS500 image was killed by the system with no word (its memberships
+    alone: 154 401 x 100 000 doubles, 115 GiB). The dense (pixels x regions) arrays are bounded up front."""
+    from segensemble import limits
+
+    img = np.random.default_rng(0).random((20, 20, 3))
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * 400 * copies * 3)  # three regions fit, four do not
+    assert segment(img, method, n_segments=3, rng=0).n_segments <= 3
+    with pytest.raises(InputError, match=r"^n_segments: expected at most 3 on an image of 400 pixels \(.* for 4 "
+                                         r"regions need about 0\.0 GiB, above the limit of 0 GiB\), got 4$"):
+        segment(img, method, n_segments=4, rng=0)
+
+
+def test_normalized_cuts_refuse_an_eigenproblem_beyond_the_limit_naming_the_parameter_that_sets_it():
+    """`segment -m ncut -k 100000` asked NumPy for a 154 401 x 154 401 matrix (178 GiB, MemoryError, exit 1)."""
+    img = np.random.default_rng(0).random((20, 20, 3))
+    with pytest.raises(InputError, match=r"^n_segments: expected at most 8,000 \(normalized cuts .*\), got 8001$"):
+        segment(img, "ncut", n_segments=8001, rng=0)
+    with pytest.raises(InputError, match=r"^n_superpixels: expected at most 8,000 .*, got 9000$"):
+        segment(img, "ncut", n_superpixels=9000, rng=0)
