@@ -125,7 +125,8 @@ class SDP(ConsensusClusterer):
         of the rank-K embedding, started from the winner-takes-all labels and
         a maximin start.
     rank : int, optional
-        Columns of the low-rank factor (default 2 K).
+        Columns of the low-rank factor (default 2 K, at most the number of
+        objects).
     tol : float, default 1e-6
         Low-rank solver tolerance (relative constraint residual and step);
         SCS uses ``min(tol * 10, 1e-5)``.
@@ -152,6 +153,9 @@ class SDP(ConsensusClusterer):
         Relative residual ``||M s - s|| / ||s||`` of the constraint ``Z 1 = 1``
         (trace and nonnegativity hold exactly for the low-rank solver).
     solver_ : str
+        The solver that ran: ``'scs'``, ``'lowrank'``, or ``'identity'``
+        when K equals the number of distinct rows (``Z = I`` is then the
+        only feasible point; nothing is solved).
     n_iter_ : int
 
     References
@@ -205,8 +209,10 @@ class SDP(ConsensusClusterer):
         # the Basic consensus gives at most as many clusters as distinct rows
         k = eigengap_n_clusters(ensemble) if self.n_clusters == "auto" else min(int(self.n_clusters), n)
         B, s = _problem_data(ensemble)
+        if k == n:  # Z 1 = 1 and Z >= 0 bound every Z_uu by 1, so tr Z = n leaves only Z = I: nothing to solve
+            return self._identity(B, n)
         solver = self.solver
-        r = 2 * k if self.rank is None else self.rank
+        r = min(2 * k, n) if self.rank is None else self.rank  # a factor wider than n adds nothing
         if solver == "auto":
             wide = n <= AUTO_SCS_DENSE_OBJECTS and 2 * r >= n
             solver = "scs" if n <= AUTO_SCS_OBJECTS or wide else "lowrank"
@@ -231,6 +237,12 @@ class SDP(ConsensusClusterer):
             labels, _ = weighted_kmeans(E, ensemble.weights, k, init_labels=[labels])
         self.rounded_objective_ = _partition_objective(B, labels, ensemble.weights)
         return labels
+
+    def _identity(self, B, n):
+        """Every object its own cluster, the relaxation's only feasible point when K is the number of objects."""
+        self.solver_, self.n_iter_, self.gap_, self.violation_ = "identity", 0, 0.0, 0.0
+        self.objective_ = self.rounded_objective_ = float(sp.csr_matrix(B).power(2).sum())  # tr(S I) = ||B||_F^2
+        return np.arange(n)
 
 
 def _lowrank_start(ensemble, B, s, k, r, seed):

@@ -112,3 +112,18 @@ def test_regions_that_vanish_at_full_resolution_leave_no_gap_and_segment_counts_
     assert k < working.n_segments  # regions vanished: the case at hand
     assert np.unique(written).tolist() == list(range(k))
     assert f"felzenszwalb: {k} regions -> " in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("method", ["merge", "vote", "sdp"])
+def test_more_regions_than_atoms_asked_give_the_finest_result_with_every_method(method):
+    """`fuse photo.jpg -k 100000` refused with the default method ('n_clusters: expected at most the number of
+    objects (5703)', a name the command line does not have) where the image-aware methods cut at the atoms, and
+    `-m sdp` solved for more than ten minutes: K is now at most the atoms for all, as the frame had it."""
+    from segensemble.pipeline import run_recipe
+    from segensemble.pipeline.recipes import BUILTIN
+
+    img = np.zeros((24, 32, 3))
+    img[:, 16:] = [1, 0, 0]
+    img += 0.05 * np.random.default_rng(0).random(img.shape)
+    result = run_recipe(img, BUILTIN["default"].with_overrides(method=method, n_segments=10**6))
+    assert result.labels.shape == (24, 32) and 2 <= result.labels.max() + 1 <= result.ensemble.n_objects

@@ -138,3 +138,21 @@ def test_more_clusters_than_distinct_rows_gives_one_cluster_per_row(solver):
     for k in (3, 5):
         est = SDP(n_clusters=k, solver=solver).fit(L)
         assert est.labels_.tolist() == [0, 0, 1, 1, 0] and est.n_clusters_ == 2
+
+
+def test_as_many_clusters_as_distinct_rows_is_the_identity_without_a_solve():
+    """K = n leaves Z = I the only feasible point (Z 1 = 1 and Z >= 0 bound every Z_uu by 1, and tr Z = n). Solved,
+    `fuse -m sdp -k 100000` on a 640 x 427 photo (6 135 superatoms) ran the low-rank solver on a 6 135 x 12 270 factor
+    for over ten minutes; now nothing is solved, and the objective is the one SCS reaches."""
+    from segensemble.consensus._base import as_ensemble, collapse_duplicate_rows
+
+    rng = np.random.default_rng(0)
+    L, w = rng.integers(0, 4, (30, 5)), rng.integers(1, 4, 30).astype(float)
+    reduced, _ = collapse_duplicate_rows(as_ensemble(L, w))
+    n = reduced.n_objects
+    est = SDP(n_clusters=n).fit(L, sample_weight=w)
+    assert est.solver_ == "identity" and est.n_iter_ == 0 and est.n_clusters_ == n
+    B, s = _problem_data(reduced)
+    factor, info = sdp_scs(B, s, n, eps=1e-6)
+    assert np.abs(factor - np.eye(n)).max() < 1e-3
+    assert est.objective_ == est.rounded_objective_ == pytest.approx(info["objective"], rel=1e-4)

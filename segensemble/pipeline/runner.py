@@ -97,6 +97,8 @@ def _consensus(segs, recipe, img, random_state, agree, image_aware, boundary=Non
     if spatial and not est.capabilities.hierarchy:  # merge is the frame's learned hierarchy itself, on the atoms
         fusion = deferred.frame().image_aware_fit(est, ens, n_segments=k, gradient=boundary, **recipe.spatial)
         return fusion.labels, fusion.estimator, fusion.ensemble, fusion, fusion.atoms
+    if k != "auto" and k > ens.n_objects:  # at most K regions: one per atom when there are fewer, as in the frame
+        est.set_params(n_clusters=ens.n_objects)
     if boundary is not None and est.capabilities.hierarchy:  # merge: the map is its boundary evidence
         est.fit(ens, gradient=boundary)
     else:
