@@ -25,6 +25,19 @@ the label is the nearest working pixel's. Only a band of about one working pixel
 boundary is touched, in strips of rows, so memory stays a few bytes a pixel:
 no full-resolution float image is ever held.
 
+The refinement moves boundaries; it does not make regions. Pixel by pixel,
+the vote can leave a few pixels of a label cut off from the rest of it (a
+speck of texture that resembles the other side): 98 pieces of 25 regions on
+a 640 x 427 photo, 107 on a 12-megapixel one. So a piece of the refined map
+(4-connected, one label) that lies wholly in the band (or in a working pixel
+outside it with no other such pixel beside it) and is not part of a working
+region lying wholly there itself (a region a working pixel or two wide; a
+piece of one smaller than half a working pixel is still a fragment) is a
+fragment, and takes the label it shares the longest border with, among the
+pieces that are no fragments when it touches any (a fragment is also less
+than four working pixels high); the refined map then has the working map's
+connected regions.
+
 Examples
 --------
 >>> guide = np.zeros((40, 40, 3), np.uint8); guide[:, 17:] = 255      # an edge at column 17
@@ -220,7 +233,89 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
         out[y0:y1] = strip
 
     thread_map(refine, range(0, H, rows), workers, name="refine")
+    cell = math.ceil(max(H / h, W / w))  # full-resolution pixels a working pixel spans, rounded up
+    fixes = _Fragments(lab, mixed, iy, ix, out, halo=4 * cell + 2, least=cell * cell / 2)
+    for ys, xs, new in thread_map(lambda y0: fixes.in_rows(y0, min(H, y0 + rows)), range(0, H, rows), workers,
+                                  name="refine"):
+        out[ys, xs] = new  # after every strip has read the map
     return out
+
+
+class _Fragments:
+    """The fragments of a refined label map ``out`` and the label each takes (see the module docstring).
+
+    :meth:`in_rows` finds them in a strip of rows, reading ``halo`` rows on either side. A fragment is also less
+    than ``halo`` rows high (four working pixels: every fragment seen on photos was a few dozen pixels at most),
+    so one with a pixel in the strip lies wholly in the window, and a piece that reaches the window's end is no
+    fragment: the strips find the same fragments however the rows are cut.
+    """
+
+    def __init__(self, lab, mixed, iy, ix, out, halo: int, least: float):
+        from skimage.measure import label as components
+
+        self._components = components
+        self.lab, self.iy, self.ix, self.out, self.halo, self.least = lab, iy, ix, out, halo, least
+        core = ~mixed  # working pixels whose 3 x 3 neighbourhood is one label: their full-resolution pixels keep it
+        beside = np.zeros_like(core)
+        beside[1:] |= core[:-1]
+        beside[:-1] |= core[1:]
+        beside[:, 1:] |= core[:, :-1]
+        beside[:, :-1] |= core[:, 1:]
+        self.loose = ~(core & beside)  # the band, and core pixels with no core pixel beside them (cut off as easily)
+        self.regions = components(lab, background=-1, connectivity=1)  # the working map's 4-connected regions
+        self.all_band = np.bincount(self.regions[~self.loose], minlength=int(self.regions.max()) + 1) == 0
+
+    def in_rows(self, y0: int, y1: int) -> tuple:
+        """(rows, columns, labels): the fragment pixels of rows ``y0:y1`` and their new labels."""
+        H, W = self.out.shape
+        a, b = max(0, y0 - self.halo), min(H, y1 + self.halo)
+        win = self.out[a:b]
+        pieces = self._components(win, background=-1, connectivity=1)
+        band = np.take(self.loose[self.iy[a:b]], self.ix, axis=1)
+        ys, xs = np.nonzero(band)
+        ids = pieces[ys, xs]
+        n = int(pieces.max()) + 1
+        inside = np.bincount(ids, minlength=n) == np.bincount(pieces.ravel(), minlength=n)  # wholly in the band
+        inside[pieces[0] if a > 0 else []] = False
+        inside[pieces[-1] if b < H else []] = False
+        keep = inside[ids]
+        ys, xs, ids = ys[keep], xs[keep], ids[keep]
+        top, bottom = np.full(n, H), np.full(n, -1)
+        np.minimum.at(top, ids, ys)
+        np.maximum.at(bottom, ids, ys)
+        inside &= bottom - top < self.halo  # so that a fragment with a pixel in y0:y1 lies wholly in the window
+        qy, qx = self.iy[a + ys], self.ix[xs]
+        thin = (self.lab[qy, qx] == win[ys, xs]) & self.all_band[self.regions[qy, qx]]
+        thin &= np.bincount(ids, minlength=n)[ids] >= self.least
+        inside[ids[thin]] = False  # part of a working region that lies wholly in the band: not a fragment
+        keep = inside[ids]
+        ys, xs, ids = ys[keep], xs[keep], ids[keep]
+        new = _longest_border(win, pieces, ys, xs, ids, inside)  # from all of a fragment's pixels, in the strip or not
+        core = (a + ys >= y0) & (a + ys < y1)
+        return a + ys[core], xs[core], new[core]
+
+
+def _longest_border(win, pieces, ys, xs, ids, fragment) -> np.ndarray:
+    """For each given pixel of a piece: the label its piece shares the most pixel edges with (the smallest on a
+    tie), counting only the edges with pieces that are no ``fragment`` when it has any."""
+    if not len(ys):
+        return np.empty(0, win.dtype)
+    h, w = win.shape
+    pairs = []
+    for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        ny, nx, own = ys + dy, xs + dx, ids
+        ok = (ny >= 0) & (ny < h) & (nx >= 0) & (nx < w)
+        ny, nx, own = ny[ok], nx[ok], own[ok]
+        across = pieces[ny, nx] != own
+        other = pieces[ny[across], nx[across]]
+        pairs.append(np.stack([own[across], win[ny[across], nx[across]], fragment[other]]))
+    (piece, label, loose), counts = np.unique(np.concatenate(pairs, axis=1), axis=1, return_counts=True)
+    order = np.lexsort((label, -counts, loose, piece))  # per piece: edges with the regions first
+    piece, label = piece[order], label[order]
+    first = np.r_[True, piece[1:] != piece[:-1]]
+    new = np.zeros(int(pieces.max()) + 1, win.dtype)
+    new[piece[first]] = label[first]
+    return new[ids]
 
 
 def _vote(lab, small_lab, w, h, offsets, py, px, iy, ix, colours, inv_s, inv_r) -> np.ndarray:
