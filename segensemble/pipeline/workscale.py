@@ -234,7 +234,7 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
 
     thread_map(refine, range(0, H, rows), workers, name="refine")
     cell = math.ceil(max(H / h, W / w))  # full-resolution pixels a working pixel spans, rounded up
-    fixes = _Fragments(lab, mixed, iy, ix, out, halo=4 * cell + 2, least=cell * cell / 2)
+    fixes = _Fragments(lab, mixed, iy, ix, out, tall=4 * cell + 2, least=cell * cell / 2)
     for ys, xs, new in thread_map(lambda y0: fixes.in_rows(y0, min(H, y0 + rows)), range(0, H, rows), workers,
                                   name="refine"):
         out[ys, xs] = new  # after every strip has read the map
@@ -244,17 +244,18 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
 class _Fragments:
     """The fragments of a refined label map ``out`` and the label each takes (see the module docstring).
 
-    :meth:`in_rows` finds them in a strip of rows, reading ``halo`` rows on either side. A fragment is also less
-    than ``halo`` rows high (four working pixels: every fragment seen on photos was a few dozen pixels at most),
-    so one with a pixel in the strip lies wholly in the window, and a piece that reaches the window's end is no
-    fragment: the strips find the same fragments however the rows are cut.
+    A fragment is also less than ``tall`` rows high (four working pixels: every fragment seen on photos was a few
+    dozen pixels at most). :meth:`in_rows` finds them in a strip of rows, reading ``2 * tall`` rows on either side:
+    a fragment with a pixel in the strip, and every fragment beside it (whose labels it does not take when it can
+    take another), lie wholly in that window, and a piece that reaches the window's end is no fragment, so the
+    strips find the same fragments and labels however the rows are cut.
     """
 
-    def __init__(self, lab, mixed, iy, ix, out, halo: int, least: float):
+    def __init__(self, lab, mixed, iy, ix, out, tall: int, least: float):
         from skimage.measure import label as components
 
         self._components = components
-        self.lab, self.iy, self.ix, self.out, self.halo, self.least = lab, iy, ix, out, halo, least
+        self.lab, self.iy, self.ix, self.out, self.tall, self.least = lab, iy, ix, out, tall, least
         core = ~mixed  # working pixels whose 3 x 3 neighbourhood is one label: their full-resolution pixels keep it
         beside = np.zeros_like(core)
         beside[1:] |= core[:-1]
@@ -268,7 +269,7 @@ class _Fragments:
     def in_rows(self, y0: int, y1: int) -> tuple:
         """(rows, columns, labels): the fragment pixels of rows ``y0:y1`` and their new labels."""
         H, W = self.out.shape
-        a, b = max(0, y0 - self.halo), min(H, y1 + self.halo)
+        a, b = max(0, y0 - 2 * self.tall), min(H, y1 + 2 * self.tall)
         win = self.out[a:b]
         pieces = self._components(win, background=-1, connectivity=1)
         band = np.take(self.loose[self.iy[a:b]], self.ix, axis=1)
@@ -283,7 +284,7 @@ class _Fragments:
         top, bottom = np.full(n, H), np.full(n, -1)
         np.minimum.at(top, ids, ys)
         np.maximum.at(bottom, ids, ys)
-        inside &= bottom - top < self.halo  # so that a fragment with a pixel in y0:y1 lies wholly in the window
+        inside &= bottom - top < self.tall
         qy, qx = self.iy[a + ys], self.ix[xs]
         thin = (self.lab[qy, qx] == win[ys, xs]) & self.all_band[self.regions[qy, qx]]
         thin &= np.bincount(ids, minlength=n)[ids] >= self.least
