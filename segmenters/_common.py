@@ -44,12 +44,12 @@ def check_dense_per_pixel(n_pixels: int, k: int, what: str, *, copies: float) ->
     >>> check_dense_per_pixel(154401, 100000, "k-means memberships", copies=4)
     Traceback (most recent call last):
     ...
-    segensemble.errors.InputError: n_segments: expected at most 434 on an image of 154,401 pixels (k-means ...
+    segensemble.errors.InputError: n_segments: expected at most 434 on an image of 154,401 pixels, or a smaller ...
     """
     if limits.dense_fits(n_pixels, k, copies=copies):
         return
     most = int(limits.MEMORY_LIMIT // (8 * n_pixels * copies))
-    expected = f"at most {most:,} on an image of {n_pixels:,} pixels" if most >= 1 else \
+    expected = f"at most {most:,} on an image of {n_pixels:,} pixels, or a smaller image" if most >= 1 else \
         f"a smaller image than {n_pixels:,} pixels"
     raise InputError(f"n_segments: expected {expected} ({what} for {k:,} regions need about "
                      f"{limits.dense_gib(n_pixels, k, copies=copies):.1f} GiB, above the limit of "
