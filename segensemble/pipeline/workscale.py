@@ -35,8 +35,9 @@ region lying wholly there itself (a region a working pixel or two wide; a
 piece of one smaller than half a working pixel is still a fragment) is a
 fragment, and takes the label it shares the longest border with, among the
 pieces that are no fragments when it touches any (a fragment is also less
-than four working pixels high); the refined map then has the working map's
-connected regions.
+than four working pixels high; when one ringed by fragments took a
+fragment's label, the pass runs again); the refined map then has the
+working map's connected regions.
 
 Examples
 --------
@@ -77,6 +78,9 @@ SIGMA_RANGE = 8.0
 _STRIP_PIXELS = 4_000_000
 #: Band pixels scored at a time.
 _CHUNK = 262_144
+#: Most passes that remove fragments: another runs only when a fragment ringed by fragments took the label of one
+#: (that label may have moved on): 406 + 3 pixels on a 640 x 427 SLIC map, then none.
+_FRAGMENT_PASSES = 4
 #: Strips per thread when several threads refine (whole strips are the unit of work).
 _STRIPS_PER_THREAD = 4
 
@@ -235,9 +239,12 @@ def upsample_labels(labels, small_image, raw, *, sigma_spatial: float = SIGMA_SP
     thread_map(refine, range(0, H, rows), workers, name="refine")
     cell = math.ceil(max(H / h, W / w))  # full-resolution pixels a working pixel spans, rounded up
     fixes = _Fragments(lab, mixed, iy, ix, out, tall=4 * cell + 2, least=cell * cell / 2)
-    for ys, xs, new in thread_map(lambda y0: fixes.in_rows(y0, min(H, y0 + rows)), range(0, H, rows), workers,
-                                  name="refine"):
-        out[ys, xs] = new  # after every strip has read the map
+    for _ in range(_FRAGMENT_PASSES):
+        found = thread_map(lambda y0: fixes.in_rows(y0, min(H, y0 + rows)), range(0, H, rows), workers, name="refine")
+        for ys, xs, new, _ in found:
+            out[ys, xs] = new  # after every strip has read the map
+        if not any(ringed for *_, ringed in found):  # a fragment took a fragment's label: it may be one again
+            break
     return out
 
 
@@ -267,7 +274,8 @@ class _Fragments:
         self.all_band = np.bincount(self.regions[~self.loose], minlength=int(self.regions.max()) + 1) == 0
 
     def in_rows(self, y0: int, y1: int) -> tuple:
-        """(rows, columns, labels): the fragment pixels of rows ``y0:y1`` and their new labels."""
+        """(rows, columns, labels, ringed): the fragment pixels of rows ``y0:y1``, their new labels, and whether a
+        fragment of the window took the label of another fragment (it touched no other piece)."""
         H, W = self.out.shape
         a, b = max(0, y0 - 2 * self.tall), min(H, y1 + 2 * self.tall)
         win = self.out[a:b]
@@ -291,16 +299,17 @@ class _Fragments:
         inside[ids[thin]] = False  # part of a working region that lies wholly in the band: not a fragment
         keep = inside[ids]
         ys, xs, ids = ys[keep], xs[keep], ids[keep]
-        new = _longest_border(win, pieces, ys, xs, ids, inside)  # from all of a fragment's pixels, in the strip or not
+        new, ringed = _longest_border(win, pieces, ys, xs, ids, inside)  # from all of a fragment's pixels
         core = (a + ys >= y0) & (a + ys < y1)
-        return a + ys[core], xs[core], new[core]
+        return a + ys[core], xs[core], new[core], ringed
 
 
-def _longest_border(win, pieces, ys, xs, ids, fragment) -> np.ndarray:
+def _longest_border(win, pieces, ys, xs, ids, fragment) -> tuple:
     """For each given pixel of a piece: the label its piece shares the most pixel edges with (the smallest on a
-    tie), counting only the edges with pieces that are no ``fragment`` when it has any."""
+    tie), counting only the edges with pieces that are no ``fragment`` when it has any; and whether some piece had
+    none."""
     if not len(ys):
-        return np.empty(0, win.dtype)
+        return np.empty(0, win.dtype), False
     h, w = win.shape
     pairs = []
     for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
@@ -312,11 +321,11 @@ def _longest_border(win, pieces, ys, xs, ids, fragment) -> np.ndarray:
         pairs.append(np.stack([own[across], win[ny[across], nx[across]], fragment[other]]))
     (piece, label, loose), counts = np.unique(np.concatenate(pairs, axis=1), axis=1, return_counts=True)
     order = np.lexsort((label, -counts, loose, piece))  # per piece: edges with the regions first
-    piece, label = piece[order], label[order]
+    piece, label, loose = piece[order], label[order], loose[order]
     first = np.r_[True, piece[1:] != piece[:-1]]
     new = np.zeros(int(pieces.max()) + 1, win.dtype)
     new[piece[first]] = label[first]
-    return new[ids]
+    return new[ids], bool(loose[first].any())
 
 
 def _vote(lab, small_lab, w, h, offsets, py, px, iy, ix, colours, inv_s, inv_r) -> np.ndarray:
