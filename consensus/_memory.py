@@ -67,5 +67,5 @@ def check_eigen(d: int, what: str) -> None:
     """
     if d > limits.EIGEN_LIMIT:
         raise InputError(f"{what}: a dense eigendecomposition of {d:,} member clusters (at most "
-                         f"{limits.EIGEN_LIMIT:,}; about {30 * (d / 8000) ** 3:,.0f} s on one core); {_advice()}")
+                         f"{limits.EIGEN_LIMIT:,}; about {limits.eigen_seconds(d):,.0f} s on one core); {_advice()}")
     check_dense(d, d, what, copies=3)

@@ -11,7 +11,7 @@ methods: which methods scale).
 
 from __future__ import annotations
 
-__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "dense_fits", "dense_gib"]
+__all__ = ["MEMORY_LIMIT", "EIGEN_LIMIT", "dense_fits", "dense_gib", "eigen_seconds"]
 
 #: Bytes that one dense intermediate (with its working copies) may take.
 MEMORY_LIMIT = 2 * 1024**3
@@ -40,3 +40,15 @@ def dense_gib(rows: int, cols: int, *, copies: float = 1.0) -> float:
     36.51
     """
     return 8.0 * rows * cols * copies / 2**30
+
+
+def eigen_seconds(d: int) -> float:
+    """About how long a dense d x d symmetric eigendecomposition takes on one core (30 s at :data:`EIGEN_LIMIT`,
+    growing as d³).
+
+    Examples
+    --------
+    >>> eigen_seconds(8000), eigen_seconds(16000)
+    (30.0, 240.0)
+    """
+    return 30 * (d / 8000) ** 3

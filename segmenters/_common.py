@@ -69,7 +69,7 @@ def check_eigen_size(d: int, name: str, what: str) -> None:
     """
     if d > limits.EIGEN_LIMIT:
         raise InputError(f"{name}: expected at most {limits.EIGEN_LIMIT:,} ({what}, about "
-                         f"{30 * (d / 8000) ** 3:,.0f} s on one core for {d:,}), got {d}")
+                         f"{limits.eigen_seconds(d):,.0f} s on one core for {d:,}), got {d}")
 
 
 def seed_of(gen: np.random.Generator) -> int:

@@ -264,11 +264,7 @@ class _Fragments:
         self._components = components
         self.lab, self.iy, self.ix, self.out, self.tall, self.least = lab, iy, ix, out, tall, least
         core = ~mixed  # working pixels whose 3 x 3 neighbourhood is one label: their full-resolution pixels keep it
-        beside = np.zeros_like(core)
-        beside[1:] |= core[:-1]
-        beside[:-1] |= core[1:]
-        beside[:, 1:] |= core[:, :-1]
-        beside[:, :-1] |= core[:, 1:]
+        beside = ndimage.binary_dilation(core, structure=[[0, 1, 0], [1, 0, 1], [0, 1, 0]])  # one of 4 beside
         self.loose = ~(core & beside)  # the band, and core pixels with no core pixel beside them (cut off as easily)
         self.regions = components(lab, background=-1, connectivity=1)  # the working map's 4-connected regions
         self.all_band = np.bincount(self.regions[~self.loose], minlength=int(self.regions.max()) + 1) == 0
@@ -284,7 +280,8 @@ class _Fragments:
         ys, xs = np.nonzero(band)
         ids = pieces[ys, xs]
         n = int(pieces.max()) + 1
-        inside = np.bincount(ids, minlength=n) == np.bincount(pieces.ravel(), minlength=n)  # wholly in the band
+        in_band = np.bincount(ids, minlength=n)
+        inside = in_band == np.bincount(pieces.ravel(), minlength=n)  # wholly in the band: in_band is its area
         inside[pieces[0] if a > 0 else []] = False
         inside[pieces[-1] if b < H else []] = False
         keep = inside[ids]
@@ -295,7 +292,7 @@ class _Fragments:
         inside &= bottom - top < self.tall
         qy, qx = self.iy[a + ys], self.ix[xs]
         thin = (self.lab[qy, qx] == win[ys, xs]) & self.all_band[self.regions[qy, qx]]
-        thin &= np.bincount(ids, minlength=n)[ids] >= self.least
+        thin &= in_band[ids] >= self.least
         inside[ids[thin]] = False  # part of a working region that lies wholly in the band: not a fragment
         keep = inside[ids]
         ys, xs, ids = ys[keep], xs[keep], ids[keep]
