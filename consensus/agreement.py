@@ -45,33 +45,45 @@ def _xlogx(a):
         return np.where(a > 0, a * np.log(np.where(a > 0, a, 1.0)), 0.0)
 
 
-def _climb(labels, k, Q, n_blocks, max_sweeps, order_seed):
+def _climb(labels, k, Q, n_blocks, max_sweeps, order_seed, prune=True):
     """Hill climbing of one clustering against fixed clusterings of the other side (see module docstring).
 
-    Each sweep visits the objects in a random order (seeded by ``order_seed``) and moves each to the cluster
-    of largest gain, in compiled code (:func:`~segensemble.consensus._agreement_climb.climb_sweep`); sweeps
-    repeat until one moves nothing or ``max_sweeps`` are done. Returns (labels, number of moves).
+    ``Q`` (dense or sparse) holds every object's mass on the other side's clusters. Each sweep visits the objects
+    in a random order (seeded by ``order_seed``) and moves each to the cluster of largest gain, in compiled code
+    (:func:`~segensemble.consensus._agreement_climb.climb_sweep`); sweeps repeat until one moves nothing or
+    ``max_sweeps`` are done; ``prune=False`` evaluates every target (the same moves, slower). Returns (labels,
+    number of moves).
     """
     labels = np.asarray(labels, dtype=np.int64).copy()
-    P = np.zeros((k, Q.shape[1]))
-    np.add.at(P, labels, Q)
+    rows = _mass_rows(Q)
+    n = len(labels)  # P^T: Q's rows summed per cluster in object order, as a dense np.add.at would (the same sums)
+    P = (sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n)) @ rows).toarray()
     R = P.sum(axis=1) / n_blocks
-    FP, FR = xlogx(P.ravel()).reshape(P.shape), xlogx(R)
+    PT = np.ascontiguousarray(P.T)
+    del P
+    FPT, FR = xlogx(PT.ravel()).reshape(PT.shape), xlogx(R)
     count = np.bincount(labels, minlength=k).astype(np.int64)
-    rows = sp.csr_matrix(Q)
-    rows.eliminate_zeros()
     indptr, indices = rows.indptr.astype(np.int64), rows.indices.astype(np.int64)
     data = np.ascontiguousarray(rows.data, dtype=np.float64)
     fdata = xlogx(data)
     order_rng = np.random.default_rng(order_seed)
     moves = 0
     for _ in range(max_sweeps):
-        moved = climb_sweep(labels, count, P, R, FP, FR, order_rng.permutation(len(labels)).astype(np.int64),
-                            indptr, indices, data, fdata, int(n_blocks))
+        moved = climb_sweep(labels, count, PT, R, FPT, FR, order_rng.permutation(len(labels)).astype(np.int64),
+                            indptr, indices, data, fdata, int(n_blocks), prune)
         moves += moved
         if not moved:
             break
     return labels, moves
+
+
+def _mass_rows(Q):
+    """Q as CSR without explicit zeros, each row's columns in increasing order (the sweep's summation order)."""
+    rows = sp.csr_matrix(Q, dtype=np.float64, copy=True)
+    rows.sum_duplicates()
+    rows.eliminate_zeros()
+    rows.sort_indices()
+    return rows
 
 
 def _onehot_blocks(clusterings):
@@ -91,12 +103,14 @@ def agreement_objective(joint, x_clusterings, y_clusterings) -> float:
     0.6931
     """
     joint = sp.csr_matrix(joint)
+    Zys = [sp.csr_matrix((np.ones(len(zy)), (np.arange(len(zy)), zy)), shape=(len(zy), int(zy.max()) + 1))
+           for zy in y_clusterings]
     total = 0.0
     for zx in x_clusterings:
         Zx = sp.csr_matrix((np.ones(len(zx)), (zx, np.arange(len(zx)))), shape=(int(zx.max()) + 1, len(zx)))
-        for zy in y_clusterings:
-            Zy = sp.csr_matrix((np.ones(len(zy)), (np.arange(len(zy)), zy)), shape=(len(zy), int(zy.max()) + 1))
-            T = np.asarray((Zx @ joint @ Zy).todense())
+        cluster_words = Zx @ joint  # once per X~ clustering, then (Zx @ joint) @ Zy for each Y~
+        for Zy in Zys:
+            T = np.asarray((cluster_words @ Zy).todense())
             total += float(_xlogx(T).sum() - _xlogx(T.sum(axis=1)).sum() - _xlogx(T.sum(axis=0)).sum())
     return total
 
@@ -137,8 +151,8 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
             raise InputError(f"image: expected shape {ensemble.index.shape}, got {img.shape[:2]}")
         F = pixel_features(img)
         F = F.reshape(-1, F.shape[2])
-        k = min(int(n_words), len(np.unique(F, axis=0)))
         sample = F[gen.choice(len(F), size=min(20_000, len(F)), replace=False)]
+        k = min(int(n_words), _distinct_rows(sample, F, n_words))
         words = KMeans(k, n_init=1, random_state=int(gen.integers(1 << 31))).fit(sample).predict(F)
         obj = ensemble.index.ravel()
         joint = sp.csr_matrix((np.ones(len(obj)), (obj, words)), shape=(ensemble.n_objects, k)) / len(obj)
@@ -151,6 +165,13 @@ def visual_words(ensemble, image=None, n_words: int = 32, *, random_state=None):
         F, sample_weight=ensemble.weights).predict(F)
     w = ensemble.weights / ensemble.weights.sum()
     return sp.csr_matrix((w, (np.arange(len(w)), words)), shape=(len(w), k)), words
+
+
+def _distinct_rows(sample, F, enough: int) -> int:
+    """The number of distinct rows of F, or of its ``sample`` when that already has ``enough`` (a sort of the
+    sample instead of every pixel's features)."""
+    seen = len(np.unique(sample, axis=0))
+    return seen if seen >= enough else len(np.unique(F, axis=0))
 
 
 class CAP(ValidatedParams, Estimator):
@@ -223,7 +244,7 @@ class CAP(ValidatedParams, Estimator):
         seed = seed_from(self.random_state)
         xs = [ensemble.labels[:, i].astype(np.int64) for i in range(ensemble.n_members)]
         kx = [int(z.max()) + 1 for z in xs]
-        _check_tables(ensemble.n_objects, kx, self.n_jobs)
+        _check_tables(kx, self.n_jobs)
         joint, self.words_ = visual_words(ensemble, image, self.n_words, random_state=seed)
         joint = sp.csr_matrix(joint)
         # the Y side starts from the members: every word joins the member cluster it co-occurs with most
@@ -236,7 +257,7 @@ class CAP(ValidatedParams, Estimator):
             for side in ("x", "y"):
                 fixed, moving, ks = (ys, xs, kx) if side == "x" else (xs, ys, ky)
                 base = joint if side == "x" else jt
-                Q = np.asarray((base @ _onehot_blocks(fixed)).todense())
+                Q = _mass_rows(base @ _onehot_blocks(fixed))  # sparse: an object meets few clusters
                 tasks = [(z, k, Q, len(fixed), self.max_sweeps, [seed, t, int(side == "y"), i])
                          for i, (z, k) in enumerate(zip(moving, ks))]
                 results = thread_map(_climb_task, tasks, self.n_jobs, name="agreement")  # the sweeps free the GIL
@@ -262,25 +283,24 @@ def _climb_task(args):
     return _climb(*args)
 
 
-def _check_tables(n_objects: int, clusters: list, n_jobs: int) -> None:
-    """Refuse, before anything is allocated, the dense tables of :meth:`CAP.fit` above the memory limit: every
-    object's mass on the other side's clusters (n_objects x the members' clusters in all), each climbing
-    clustering's cluster table (its clusters x the same, one per thread) and a pair of clusterings' joint table.
+def _check_tables(clusters: list, n_jobs: int) -> None:
+    """Refuse, before anything is allocated, the dense tables of :meth:`CAP.fit` above the memory limit: each
+    climbing clustering's cluster table (its clusters x the other side's clusters in all: the table, its transpose
+    and their f values, one set per thread) and a pair of clusterings' joint table. The objects' masses on the
+    other side's clusters are sparse (an object meets one cluster per clustering, for each of its words).
 
     Examples
     --------
-    >>> _check_tables(5000, [300] * 8, 2)
-    >>> _check_tables(98000, [9000] * 7, 2)
+    >>> _check_tables([300] * 8, 2)
+    >>> _check_tables([9000] * 7, 2)
     Traceback (most recent call last):
     ...
-    segensemble.errors.InputError: agreement (CAP), every object's mass on the clusters of the other side: a dense \
-98,000 x 63,000 matrix needs about 46.0 GiB, ...
+    segensemble.errors.InputError: agreement (CAP), a clustering's cluster table: a dense 9,000 x 63,000 matrix \
+needs about 25.3 GiB, ...
     """
     advice = ("give it coarser members (a picture at a working scale: --working-pixels, as the default recipe "
               "sets it), or fuse without the agreement step")
     total, largest = sum(clusters), max(clusters)
-    check_dense(n_objects, total, "agreement (CAP), every object's mass on the clusters of the other side",
-                advice=advice)
-    check_dense(largest, total, "agreement (CAP), a clustering's cluster table", copies=min(n_jobs, len(clusters)),
-                advice=advice)
+    check_dense(largest, total, "agreement (CAP), a clustering's cluster table",
+                copies=3 * min(n_jobs, len(clusters)), advice=advice)
     check_dense(largest, largest, "agreement (CAP), the joint table of two clusterings", advice=advice)

@@ -81,6 +81,28 @@ def test_the_compiled_climb_makes_the_moves_of_the_whole_row_evaluation():
     assert same >= 195  # the others: two targets whose gains tie to rounding, the same objective (1 of 200 here)
 
 
+def test_the_bounds_skip_only_targets_that_cannot_win():
+    """The sweep skips a target whose gain bound (no logarithms) is below the best gain found: the same moves and
+    labels as evaluating every target, at any scale of the masses (a zero of the tables included)."""
+    rng = np.random.default_rng(1)
+    moved_some = False
+    for case in range(300):
+        n, k, d, m = (int(rng.integers(lo, hi)) for lo, hi in ((2, 80), (1, 12), (1, 14), (1, 5)))
+        Q = rng.random((n, d)) * (rng.random((n, d)) < 0.5) * 10.0 ** int(rng.integers(-8, 3))
+        start = rng.integers(0, k, n)
+        pruned, every = _climb(start, k, Q, m, 10, case), _climb(start, k, Q, m, 10, case, prune=False)
+        assert np.array_equal(pruned[0], every[0]) and pruned[1] == every[1], case
+        moved_some |= pruned[1] > 0
+    assert moved_some
+    ens, img = _noisy_image_ensemble(2)
+    joint, _ = visual_words(ens, img, 8, random_state=0)
+    ys = [rng.integers(0, 3, joint.shape[1]) for _ in range(3)]
+    Q = sp.csr_matrix(joint) @ _onehot_blocks(ys)
+    x = ens.labels[:, 0].astype(np.int64)
+    k = int(x.max()) + 1
+    assert all(np.array_equal(a, b) for a, b in zip(_climb(x, k, Q, 3, 10, 0), _climb(x, k, Q, 3, 10, 0, prune=False)))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_cap_objective_never_decreases(seed):
     ens, img = _noisy_image_ensemble(seed)
@@ -175,17 +197,19 @@ def test_stability_and_jaccard():
 
 def test_cap_refuses_tables_above_the_memory_limit_before_allocating_them(monkeypatch):
     """A 12 MP photo fused at full size (a recipe without a working scale) with --agree took CAP past 21 GB: its
-    dense tables grow as the objects times the members' clusters in all. They are now bounded up front."""
+    dense tables grow as the clusters times the members' clusters in all. They are now bounded up front (the
+    objects' masses are sparse)."""
     from segensemble import limits
 
     rng = np.random.default_rng(0)
     members = [rng.integers(0, 50, (20, 30)) for _ in range(3)]
     ens = Ensemble.from_segmentations(members)
     img = rng.random((20, 30, 3))
-    n, total = ens.n_objects, sum(int(ens.labels[:, i].max()) + 1 for i in range(3))
-    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * n * total - 8)  # the objects' table does not fit, just
-    with pytest.raises(InputError, match=r"^agreement \(CAP\), every object's mass on the clusters of the other side: "
+    n, clusters = ens.n_objects, [int(ens.labels[:, i].max()) + 1 for i in range(3)]
+    table = 8 * max(clusters) * sum(clusters) * 3  # the table, its transpose and their f values, one thread
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", table - 8)  # the cluster table does not fit, just
+    with pytest.raises(InputError, match=r"^agreement \(CAP\), a clustering's cluster table: "
                                          r"a dense .* matrix needs about .*; give it coarser members"):
         CAP(n_words=4, random_state=0).fit(ens, image=img)
-    monkeypatch.setattr(limits, "MEMORY_LIMIT", 8 * n * total)  # it does: the agreement runs
+    monkeypatch.setattr(limits, "MEMORY_LIMIT", table)  # it does: the agreement runs
     assert CAP(n_words=4, n_rounds=1, random_state=0).fit(ens, image=img).ensemble_.n_objects == n
